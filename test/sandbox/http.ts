@@ -1,0 +1,93 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** An error answered as `{"error": {"code", "message"}}` with the given status. */
+export class HttpError extends Error {
+	constructor(
+		readonly status: number,
+		readonly code: string,
+		message: string,
+		readonly headers: Record<string, string> = {},
+	) {
+		super(message);
+	}
+}
+
+export const maxBodyBytes = 10 * 1024 * 1024;
+
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		req.on('data', (chunk: Buffer) => {
+			size += chunk.length;
+			if (size > maxBodyBytes) {
+				reject(new HttpError(413, 'body_too_large', `The request body is over ${maxBodyBytes} bytes: split the file.`));
+				req.resume();
+				return;
+			}
+			chunks.push(chunk);
+		});
+		req.on('end', () => resolve(Buffer.concat(chunks)));
+		req.on('error', reject);
+	});
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+	const body = Buffer.from(JSON.stringify(value), 'utf8');
+	res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, ...headers });
+	res.end(body);
+}
+
+export function sendError(res: ServerResponse, error: HttpError): void {
+	sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
+}
+
+/** Parses a JSON object body, or answers 400 saying what is wrong. */
+export function jsonObject(body: Buffer): Record<string, unknown> {
+	let value: unknown;
+	try {
+		value = JSON.parse(body.toString('utf8'));
+	} catch {
+		throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON: send a JSON object.');
+	}
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+		throw new HttpError(400, 'invalid_json', 'The request body must be a JSON object.');
+	}
+	return value as Record<string, unknown>;
+}
+
+function digest(value: string): Buffer {
+	return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant-time token comparison (hashing first makes the lengths equal). */
+export function tokenMatches(given: string, expected: string): boolean {
+	return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The bearer token of a request, or undefined when none was sent. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+	const header = req.headers.authorization;
+	if (!header) return undefined;
+	const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+	return match ? match[1] : '';
+}
+
+/** Writes a chunk and waits for the socket to drain when its buffer is full. */
+export function writeChunk(res: ServerResponse, chunk: string): Promise<void> {
+	if (res.write(chunk)) return Promise.resolve();
+	return new Promise((resolve, reject) => {
+		const done = () => {
+			res.off('drain', done);
+			res.off('close', closed);
+			resolve();
+		};
+		const closed = () => {
+			res.off('drain', done);
+			reject(new Error('The client closed the connection during the export.'));
+		};
+		res.on('drain', done);
+		res.on('close', closed);
+	});
+}

@@ -1,0 +1,152 @@
+import type { Route, RouteContext } from '../context';
+import { csvLine } from '../csv';
+import { HttpError, sendError, writeChunk } from '../http';
+import { expiryWindows, listingSpecs, type ListingQuery } from '../listings';
+import { decodeCursor, encodeCursor, listings, PagingError, parsePageSize, type Listing } from '../paging';
+import { storedZip } from '../zip';
+
+// Rows per write: keeps memory flat for 100,000-row pages without a write call per row.
+const rowsPerChunk = 500;
+
+export function notShared(ke: string): HttpError {
+	return new HttpError(404, 'not_shared', `Company ${ke} does not share its record with this reader, or the share has ended.`);
+}
+
+function listingQuery(listing: Listing, url: URL): ListingQuery {
+	const window = url.searchParams.get('window');
+	if (window === null || window === '') return {};
+	if (listing !== 'expiries') {
+		throw new HttpError(400, 'invalid_parameter', `window applies to the expiries export only, not to ${listing}.`);
+	}
+	const days = Number(window);
+	if (!expiryWindows.includes(days as 30 | 60 | 90)) {
+		throw new HttpError(400, 'invalid_parameter', `window must be 30, 60 or 90 (days); got "${window}". Omit it for all windows.`);
+	}
+	return { window: days };
+}
+
+function exportFormat(url: URL): 'csv' | 'json' {
+	const format = url.searchParams.get('format') ?? 'json';
+	if (format !== 'csv' && format !== 'json') {
+		throw new HttpError(400, 'invalid_parameter', `format must be csv or json; got "${format}".`);
+	}
+	return format;
+}
+
+async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
+	const { url, res, sandbox, reader } = ctx;
+	const format = exportFormat(url);
+	const query = listingQuery(listing, url);
+	let position;
+	let pageSize;
+	try {
+		position = decodeCursor(listing, url.searchParams.get('cursor') ?? undefined);
+		pageSize = parsePageSize(url.searchParams.get('page_size') ?? undefined, sandbox.pageSize);
+	} catch (error) {
+		if (error instanceof PagingError) throw new HttpError(400, 'invalid_parameter', error.message);
+		throw error;
+	}
+
+	const fault = sandbox.faults.take(listing, position.page);
+	if (fault?.mode === 'drop') {
+		ctx.req.socket.destroy();
+		return;
+	}
+	if (fault?.mode === '500') {
+		throw new HttpError(500, 'server_error', `Page ${position.page} of the ${listing} export failed (sandbox fault): retry the same cursor.`);
+	}
+	if (fault?.mode === '429') {
+		const seconds = fault.retryAfterSeconds ?? 1;
+		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, { 'Retry-After': String(seconds) });
+	}
+
+	const spec = listingSpecs[listing];
+	const rows = spec.rows(sandbox.state, reader, query);
+	const end = Math.min(rows.length, position.offset + pageSize);
+	const headers: Record<string, string> = {
+		'Content-Type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+	};
+	if (format === 'csv') headers['Content-Disposition'] = `attachment; filename="${listing}-page-${position.page}.csv"`;
+	if (end < rows.length) headers['X-Service-Next-Cursor'] = encodeCursor(listing, { page: position.page + 1, offset: end });
+	sandbox.state.logAccess({ reader: reader.key, export: listing, path: url.pathname, format, page: position.page });
+
+	res.writeHead(200, headers);
+	if (format === 'csv') {
+		// Every page starts with the header row, so each page is a CSV file on its own.
+		await writeChunk(res, csvLine(spec.columns));
+		for (let i = position.offset; i < end; i += rowsPerChunk) {
+			let chunk = '';
+			for (let j = i; j < Math.min(end, i + rowsPerChunk); j++) chunk += csvLine(spec.csv(rows[j]));
+			await writeChunk(res, chunk);
+		}
+	} else {
+		await writeChunk(res, '{"data":[');
+		for (let i = position.offset; i < end; i += rowsPerChunk) {
+			const slice = rows.slice(i, Math.min(end, i + rowsPerChunk)).map((row) => JSON.stringify(row));
+			await writeChunk(res, (i > position.offset ? ',' : '') + slice.join(','));
+		}
+		await writeChunk(res, ']}');
+	}
+	res.end();
+}
+
+function record(ctx: RouteContext): void {
+	const [ke] = ctx.params;
+	const { state } = ctx.sandbox;
+	if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);
+	const signed = state.recordForKe(ke);
+	state.logAccess({ reader: ctx.reader.key, export: 'record', path: ctx.url.pathname, ke });
+	ctx.res.writeHead(200, {
+		'Content-Type': 'application/json',
+		'Content-Length': signed.servedBytes.length,
+		'Content-Disposition': `attachment; filename="${signed.ks}.json"`,
+	});
+	ctx.res.end(signed.servedBytes);
+}
+
+function auditPack(ctx: RouteContext): void {
+	const [ke, packId] = ctx.params;
+	const { state } = ctx.sandbox;
+	if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);
+	const decision = ctx.reader.decisions.find((d) => d.ke === ke && d.pack_id === packId);
+	if (!decision) {
+		throw new HttpError(404, 'not_found', `No audit pack ${packId} for company ${ke}: take pack_id from the decisions export.`);
+	}
+	const signed = state.recordForKe(ke);
+	const manifest = { pack_id: packId, ke, ks: signed.ks, decision_id: decision.id, created_at: state.nowIso() };
+	const zip = storedZip([
+		{ name: 'manifest.json', content: Buffer.from(JSON.stringify(manifest, null, 2)) },
+		{ name: 'decision.json', content: Buffer.from(JSON.stringify(decision, null, 2)) },
+		{ name: `${signed.ks}.json`, content: signed.signedBytes },
+	]);
+	state.logAccess({ reader: ctx.reader.key, export: 'audit_pack', path: ctx.url.pathname, ke });
+	ctx.res.writeHead(200, {
+		'Content-Type': 'application/zip',
+		'Content-Length': zip.length,
+		'Content-Disposition': `attachment; filename="${packId}.zip"`,
+	});
+	ctx.res.end(zip);
+}
+
+export const exportRoutes: Route[] = [
+	...listings.map((listing): Route => ({
+		method: 'GET',
+		pattern: new RegExp(`^/v1/reader/exports/${listing}$`),
+		access: 'export',
+		handler: async (ctx) => {
+			try {
+				await pagedExport(listing, ctx);
+			} catch (error) {
+				// Headers may already be out when the client goes away mid-stream; then just stop.
+				if (!(error instanceof HttpError) && ctx.res.headersSent) {
+					ctx.res.destroy();
+					return;
+				}
+				if (error instanceof HttpError) return sendError(ctx.res, error);
+				throw error;
+			}
+		},
+	})),
+	{ method: 'GET', pattern: /^\/v1\/reader\/exports\/records\/([^/]+)$/, access: 'export', handler: record },
+	{ method: 'GET', pattern: /^\/v1\/reader\/exports\/audit-packs\/([^/]+)\/([^/]+)$/, access: 'export', handler: auditPack },
+];

@@ -1,0 +1,64 @@
+import type { Route, RouteContext } from '../context';
+import { HttpError, jsonObject, sendJson } from '../http';
+import { checkImport, existingDuplicate, fieldProblems, importColumns, type InvitationInput } from '../invitationChecks';
+import type { Invitation } from '../types';
+
+/** Days an unanswered invitation stays open. */
+const invitationLifetimeDays = 30;
+
+function createInvitation(ctx: RouteContext, input: InvitationInput): Invitation {
+	const { state } = ctx.sandbox;
+	const invitation: Invitation = {
+		id: state.nextId('INV'),
+		...input,
+		status: 'sent',
+		created_at: state.nowIso(),
+		updated_at: state.nowIso(),
+		expires_on: state.dateInDays(invitationLifetimeDays),
+	};
+	ctx.reader.invitations.push(invitation);
+	return invitation;
+}
+
+export const invitationRoutes: Route[] = [
+	{
+		method: 'POST',
+		pattern: /^\/v1\/reader\/invitations$/,
+		access: 'reader',
+		handler: (ctx) => {
+			const body = jsonObject(ctx.body);
+			const unknown = Object.keys(body).filter((k) => !(importColumns as readonly string[]).includes(k));
+			const problems = unknown.length
+				? [`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: the fields are ${importColumns.join(', ')}.`]
+				: fieldProblems(body);
+			if (problems.length === 0) {
+				const duplicate = existingDuplicate(body.registration_number as string, ctx.reader.invitations);
+				if (duplicate) throw new HttpError(409, 'duplicate_invitation', duplicate);
+			}
+			if (problems.length) throw new HttpError(422, 'invalid_invitation', problems.join(' '));
+			const text = (key: keyof InvitationInput) => ((body[key] as string | undefined) ?? '').trim();
+			const invitation = createInvitation(ctx, {
+				company_name: text('company_name'),
+				registration_number: text('registration_number'),
+				work_email: text('work_email'),
+				reader_reference: text('reader_reference'),
+			});
+			sendJson(ctx.res, 201, invitation);
+		},
+	},
+	{
+		method: 'POST',
+		pattern: /^\/v1\/reader\/invitations\/imports$/,
+		access: 'reader',
+		handler: (ctx) => {
+			const result = checkImport(ctx.body, ctx.reader.invitations);
+			if (result.kind === 'unreadable') throw new HttpError(422, 'invalid_import', result.message);
+			const rows = result.rows.map(({ input, ...row }) => {
+				if (!input) return row;
+				return { ...row, invitation_id: createInvitation(ctx, input).id };
+			});
+			const accepted = rows.filter((r) => r.ok).length;
+			sendJson(ctx.res, 200, { rows, accepted, refused: rows.length - accepted });
+		},
+	},
+];

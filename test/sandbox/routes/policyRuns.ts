@@ -1,0 +1,42 @@
+import type { Route } from '../context';
+import { HttpError, jsonObject, sendJson } from '../http';
+import { findingsFor } from '../records';
+import type { PolicyRun, Statement } from '../types';
+import { notShared } from './exports';
+
+export const policyRunRoutes: Route[] = [
+	{
+		method: 'POST',
+		pattern: /^\/v1\/reader\/policy-runs$/,
+		access: 'reader',
+		handler: (ctx) => {
+			const { ke, ...parameters } = jsonObject(ctx.body);
+			if (typeof ke !== 'string' || ke.trim() === '') {
+				throw new HttpError(422, 'invalid_policy_run', 'Send the company as "ke": the KE of a company that shares with you.');
+			}
+			const { state } = ctx.sandbox;
+			if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);
+			const company = state.company(ke);
+			const runId = state.nextId('RUN');
+			const statement: Statement = {
+				id: state.nextId('STM'),
+				run_id: runId,
+				ke,
+				// Findings only: the decision stays with the reader.
+				findings: [
+					...findingsFor(company),
+					...(typeof parameters.policy === 'string'
+						? [{ code: 'policy_applied', text: `Checked against the reader's policy "${parameters.policy}".` }]
+						: []),
+				],
+				created_at: state.nowIso(),
+			};
+			const run: PolicyRun = {
+				id: runId, ke, status: 'completed', statement_id: statement.id, created_at: statement.created_at, parameters,
+			};
+			ctx.reader.policyRuns.push(run);
+			ctx.reader.statements.push(statement);
+			sendJson(ctx.res, 201, { id: run.id, ke: run.ke, status: run.status, statement_id: run.statement_id, created_at: run.created_at });
+		},
+	},
+];

@@ -1,0 +1,33 @@
+import type { Route } from '../context';
+import { HttpError, jsonObject, sendJson } from '../http';
+import { checkSsoConfig } from '../ssoRules';
+
+export const ssoRoutes: Route[] = [
+	{
+		method: 'PUT',
+		pattern: /^\/v1\/reader\/sso$/,
+		access: 'admin',
+		handler: (ctx) => {
+			const { reader, sandbox } = ctx;
+			const confirmedAt = reader.passkeyConfirmedAt;
+			const windowMs = sandbox.passkeyWindowMinutes * 60_000;
+			if (confirmedAt === undefined || sandbox.state.clock() - confirmedAt > windowMs) {
+				throw new HttpError(403, 'passkey_required',
+					`Setting single sign-on needs a recent passkey: a reader admin must confirm their passkey (within the last ${sandbox.passkeyWindowMinutes} minutes), then retry.`);
+			}
+			const { config, problems } = checkSsoConfig(jsonObject(ctx.body));
+			if (!config) throw new HttpError(422, 'invalid_sso', problems.join(' '));
+			reader.sso = { ...config, updated_at: sandbox.state.nowIso() };
+			sendJson(ctx.res, 200, reader.sso);
+		},
+	},
+	{
+		method: 'GET',
+		pattern: /^\/v1\/reader\/sso$/,
+		access: 'reader',
+		handler: (ctx) => {
+			if (!ctx.reader.sso) throw new HttpError(404, 'not_found', 'Single sign-on is not configured for this reader.');
+			sendJson(ctx.res, 200, ctx.reader.sso);
+		},
+	},
+];

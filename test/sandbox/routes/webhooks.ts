@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+
+import type { Route } from '../context';
+import { catalogueResponse } from '../events';
+import { HttpError, jsonObject, sendJson } from '../http';
+import { newSigningSecret } from '../signing';
+import type { WebhookEndpoint } from '../types';
+
+/** Checks a webhook target: an absolute https URL. Returns the problem in plain words, if any. */
+export function targetUrlProblem(value: unknown): string | undefined {
+	if (typeof value !== 'string' || value.trim() === '') return 'Send the target as "url": an https:// address.';
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		return `The target URL "${value}" is not a valid absolute URL: use https://host/path.`;
+	}
+	if (url.protocol !== 'https:') {
+		return `The target URL must use https (spec: endpoint URL scheme https only); "${value}" uses ${url.protocol.replace(':', '')}.`;
+	}
+	return undefined;
+}
+
+export function newEndpoint(url: string, createdAt: string): WebhookEndpoint {
+	return { id: `we_${randomBytes(8).toString('hex')}`, url, secret: newSigningSecret(), created_at: createdAt };
+}
+
+export const webhookRoutes: Route[] = [
+	{
+		method: 'GET',
+		pattern: /^\/v1\/reader\/webhooks\/catalogue$/,
+		access: 'reader',
+		handler: (ctx) => sendJson(ctx.res, 200, catalogueResponse()),
+	},
+	{
+		method: 'POST',
+		pattern: /^\/v1\/reader\/webhooks$/,
+		access: 'admin',
+		handler: (ctx) => {
+			const body = jsonObject(ctx.body);
+			const problem = targetUrlProblem(body.url);
+			if (problem) throw new HttpError(400, 'invalid_url', problem);
+			const endpoint = newEndpoint(body.url as string, ctx.sandbox.state.nowIso());
+			ctx.reader.endpoints.push(endpoint);
+			// The secret is shown here only; listings never repeat it.
+			sendJson(ctx.res, 201, endpoint);
+		},
+	},
+	{
+		method: 'GET',
+		pattern: /^\/v1\/reader\/webhooks$/,
+		access: 'reader',
+		handler: (ctx) => sendJson(ctx.res, 200, {
+			data: ctx.reader.endpoints.map(({ secret: _secret, ...endpoint }) => endpoint),
+		}),
+	},
+	{
+		method: 'DELETE',
+		pattern: /^\/v1\/reader\/webhooks\/([^/]+)$/,
+		access: 'admin',
+		handler: (ctx) => {
+			const [id] = ctx.params;
+			const index = ctx.reader.endpoints.findIndex((e) => e.id === id);
+			if (index < 0) throw new HttpError(404, 'not_found', `No webhook endpoint ${id} for this reader.`);
+			ctx.reader.endpoints.splice(index, 1);
+			ctx.res.writeHead(204).end();
+		},
+	},
+];

@@ -1,0 +1,131 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { Route, SandboxContext } from './context';
+import type { SandboxControl } from './control';
+import { bearerToken, HttpError, jsonObject, readBody, sendError, sendJson, tokenMatches } from './http';
+import { exportRoutes } from './routes/exports';
+import { invitationRoutes } from './routes/invitations';
+import { policyRunRoutes } from './routes/policyRuns';
+import { ssoRoutes } from './routes/sso';
+import { verifyRoutes } from './routes/verify';
+import { webhookRoutes } from './routes/webhooks';
+import type { ReaderOrg, ReceivedRequest } from './types';
+
+const routes: Route[] = [
+	...webhookRoutes, ...exportRoutes, ...verifyRoutes, ...invitationRoutes, ...policyRunRoutes, ...ssoRoutes,
+];
+
+/** Control methods reachable over HTTP (`POST /__control/<method>` with `{"args": [...]}`). */
+const httpControlMethods: ReadonlyArray<keyof SandboxControl> = [
+	'addCompany', 'companies', 'grantShare', 'revokeShare', 'endShare', 'shares', 'setReaderFlags', 'confirmPasskey',
+	'setInvitationStatus', 'invitations', 'statements', 'policyRuns', 'sso', 'rolesForGroups', 'addWebhookEndpoint',
+	'webhookEndpoints', 'failPage', 'clearFaults', 'emit', 'redeliver', 'sendStale', 'sendTampered', 'deliveries',
+	'whenSettled', 'accessLog', 'companyAccessLog', 'requests', 'clearRequests', 'tamperRecord', 'supersedeRecord',
+];
+
+function authenticate(req: IncomingMessage, sandbox: SandboxContext): ReaderOrg {
+	const token = bearerToken(req);
+	const challenge = { 'WWW-Authenticate': 'Bearer' };
+	if (token === undefined) {
+		throw new HttpError(401, 'unauthorized', 'Send the service access token as "Authorization: Bearer <token>".', challenge);
+	}
+	// Compare against every reader so the time taken does not depend on which one matches.
+	let found: ReaderOrg | undefined;
+	for (const reader of Object.values(sandbox.state.readers)) {
+		if (tokenMatches(token, reader.token)) found = reader;
+	}
+	if (!found) throw new HttpError(401, 'unauthorized', 'The access token is not valid: check the token in your credentials.', challenge);
+	return found;
+}
+
+function checkAccess(route: Route, reader: ReaderOrg): void {
+	if (route.access === 'export' && !reader.exportsEnabled) {
+		throw new HttpError(403, 'exports_disabled', 'Exports are not switched on for this reader organisation: ask the Service to switch them on.');
+	}
+	if ((route.access === 'export' || route.access === 'admin') && !reader.readerAdmin) {
+		throw new HttpError(403, 'no_reader_admin', 'This reader organisation has no reader admin: appoint one before using this route.');
+	}
+}
+
+function decodeParams(match: RegExpExecArray): string[] {
+	try {
+		return match.slice(1).map((p) => decodeURIComponent(p));
+	} catch {
+		throw new HttpError(400, 'invalid_path', 'The path has a malformed %-escape.');
+	}
+}
+
+async function handleControl(
+	req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer, control: SandboxControl, controlToken: string,
+): Promise<void> {
+	const token = bearerToken(req);
+	if (!token || !tokenMatches(token, controlToken)) {
+		throw new HttpError(401, 'unauthorized', 'The control API needs "Authorization: Bearer <control token>".');
+	}
+	const method = url.pathname.slice('/__control/'.length) as keyof SandboxControl;
+	if (req.method !== 'POST' || !httpControlMethods.includes(method)) {
+		throw new HttpError(404, 'not_found', `No control method ${req.method} ${url.pathname}; POST one of: ${httpControlMethods.join(', ')}.`);
+	}
+	const args = body.length ? jsonObject(body).args ?? [] : [];
+	if (!Array.isArray(args)) throw new HttpError(400, 'invalid_json', '"args" must be a list.');
+	let result: unknown;
+	try {
+		result = await (control[method] as (...a: unknown[]) => unknown)(...args);
+	} catch (error) {
+		throw new HttpError(400, 'control_error', (error as Error).message);
+	}
+	sendJson(res, 200, { result: result ?? null });
+}
+
+/** Handles one request: records it, authenticates, checks access, runs the route, answers errors as JSON. */
+export async function handleRequest(
+	req: IncomingMessage, res: ServerResponse, sandbox: SandboxContext, control: SandboxControl, controlToken: string,
+): Promise<void> {
+	const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+	try {
+		const body = await readBody(req);
+		if (url.pathname.startsWith('/__control/')) {
+			await handleControl(req, res, url, body, control, controlToken);
+			return;
+		}
+		const { authorization: _authorization, ...headers } = req.headers;
+		const received: ReceivedRequest = {
+			at: sandbox.state.nowIso(),
+			method: req.method ?? 'GET',
+			path: url.pathname,
+			query: Object.fromEntries(url.searchParams),
+			headers,
+			body: body.toString('utf8'),
+		};
+		sandbox.state.requests.push(received);
+		res.on('finish', () => {
+			received.status = res.statusCode;
+		});
+
+		const matching = routes.filter((r) => r.pattern.test(url.pathname));
+		if (matching.length === 0) throw new HttpError(404, 'not_found', `No route ${req.method} ${url.pathname}.`);
+		const route = matching.find((r) => r.method === req.method);
+		if (!route) {
+			const allow = matching.map((r) => r.method).join(', ');
+			throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on ${url.pathname}; use ${allow}.`, { Allow: allow });
+		}
+		const params = decodeParams(route.pattern.exec(url.pathname)!);
+		let reader: ReaderOrg | undefined;
+		if (route.access !== 'public') {
+			reader = authenticate(req, sandbox);
+			received.reader = reader.key;
+			checkAccess(route, reader);
+		}
+		await route.handler({ req, res, url, params, body, reader: reader!, sandbox });
+	} catch (error) {
+		if (res.headersSent) {
+			res.destroy();
+			return;
+		}
+		if (error instanceof HttpError) {
+			sendError(res, error);
+		} else {
+			sendError(res, new HttpError(500, 'server_error', `Sandbox error: ${(error as Error).message}`));
+		}
+	}
+}
