@@ -1,0 +1,87 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, request } from 'node:https';
+
+import type { ReaderKey, Sandbox } from './index';
+
+export interface Reply {
+	status: number;
+	headers: IncomingHttpHeaders;
+	body: Buffer;
+	text: string;
+	/** Whether the request went over a kept-alive connection. */
+	reusedSocket: boolean;
+	json<T = any>(): T;
+}
+
+export interface RequestOptions {
+	method?: string;
+	/** Which reader's token to send; `null` sends none; a string is sent as given. */
+	as?: ReaderKey | null | { raw: string };
+	body?: string | Buffer | object;
+	headers?: Record<string, string>;
+}
+
+/** A test client speaking real HTTPS to the sandbox, trusting only its CA, with keep-alive. */
+export class SandboxClient {
+	readonly agent: Agent;
+
+	constructor(private readonly sandbox: Sandbox) {
+		this.agent = new Agent({ ca: sandbox.ca, keepAlive: true, maxSockets: 4 });
+	}
+
+	request(path: string, options: RequestOptions = {}): Promise<Reply> {
+		const headers: Record<string, string | number> = { ...options.headers };
+		const as = options.as === undefined ? 'reader' : options.as;
+		if (typeof as === 'string') headers.Authorization = `Bearer ${this.sandbox.tokens[as]}`;
+		else if (as) headers.Authorization = as.raw;
+		let body: Buffer | undefined;
+		if (options.body !== undefined) {
+			if (Buffer.isBuffer(options.body) || typeof options.body === 'string') {
+				body = Buffer.from(options.body);
+			} else {
+				body = Buffer.from(JSON.stringify(options.body));
+				headers['Content-Type'] ??= 'application/json';
+			}
+			headers['Content-Length'] = body.length;
+		}
+		return new Promise((resolve, reject) => {
+			const req = request(`${this.sandbox.baseUrl}${path}`, { method: options.method ?? 'GET', headers, agent: this.agent });
+			req.on('response', (res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (c: Buffer) => chunks.push(c));
+				res.on('error', reject);
+				res.on('end', () => {
+					const data = Buffer.concat(chunks);
+					resolve({
+						status: res.statusCode ?? 0,
+						headers: res.headers,
+						body: data,
+						text: data.toString('utf8'),
+						reusedSocket: req.reusedSocket,
+						json: () => JSON.parse(data.toString('utf8')),
+					});
+				});
+			});
+			req.on('error', reject);
+			req.end(body);
+		});
+	}
+
+	/** Follows X-Service-Next-Cursor from the first page to the last; returns every page. */
+	async allPages(path: string, options: RequestOptions = {}): Promise<Reply[]> {
+		const pages: Reply[] = [];
+		let cursor: string | undefined;
+		do {
+			const separator = path.includes('?') ? '&' : '?';
+			const reply = await this.request(cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path, options);
+			if (reply.status !== 200) throw new Error(`Page ${pages.length + 1} of ${path} answered ${reply.status}: ${reply.text}`);
+			pages.push(reply);
+			cursor = reply.headers['x-service-next-cursor'] as string | undefined;
+		} while (cursor);
+		return pages;
+	}
+
+	close(): void {
+		this.agent.destroy();
+	}
+}
