@@ -1,0 +1,30 @@
+import type { INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { resources } from './resources';
+
+export const description: INodeTypeDescription = {
+	displayName: 'Service Reader',
+	name: 'serviceReader',
+	icon: { light: 'file:../../icons/service.svg', dark: 'file:../../icons/service.dark.svg' },
+	group: ['transform'],
+	version: 1,
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Read signed records and exports, invite companies, run policies and set SSO in the Service',
+	defaults: { name: 'Service Reader' },
+	usableAsTool: true,
+	inputs: [NodeConnectionTypes.Main],
+	outputs: [NodeConnectionTypes.Main],
+	credentials: [{ name: 'serviceApi', required: true }],
+	properties: [
+		{
+			displayName: 'Resource',
+			name: 'resource',
+			type: 'options',
+			noDataExpression: true,
+			options: [{ name: 'Webhook', value: 'webhook' }],
+			default: 'webhook',
+		},
+		...Object.values(resources).flatMap((resource) => resource.description),
+	],
+};

@@ -1,0 +1,100 @@
+/**
+ * Turns a Service error answer into words for the user. Pure: no n8n types.
+ * Error bodies are assumed to be {"error": {"code", "message"}} (README, Assumptions).
+ */
+
+export interface ServiceErrorWords {
+	message: string;
+	description: string;
+	code?: string;
+}
+
+/** Reads `{error: {code, message}}` (or `{message}`) from a parsed or raw error body. */
+export function readErrorBody(body: unknown): { code?: string; message?: string } {
+	let value = body;
+	if (typeof value === 'string' || Buffer.isBuffer(value)) {
+		const text = value.toString();
+		try {
+			value = JSON.parse(text);
+		} catch {
+			return {};
+		}
+	}
+	if (value === null || typeof value !== 'object') return {};
+	const record = value as Record<string, unknown>;
+	const inner = (typeof record.error === 'object' && record.error !== null ? record.error : record) as Record<
+		string,
+		unknown
+	>;
+	return {
+		code: typeof inner.code === 'string' ? inner.code : undefined,
+		message: typeof inner.message === 'string' ? inner.message : undefined,
+	};
+}
+
+/** Words for a failed answer. `attempts` is how many tries were made (for 429 and 5xx). */
+export function describeServiceError(status: number, body: unknown, attempts = 1): ServiceErrorWords {
+	const { code, message } = readErrorBody(body);
+	const said = message ? ` The Service said: "${message}"` : '';
+	if (status === 401) {
+		return {
+			code,
+			message: 'The Service rejected the access token (401)',
+			description: `Check the Access Token in the Service API credential: it may be wrong, expired or revoked.${said}`,
+		};
+	}
+	if (status === 403 && code === 'passkey_required') {
+		return {
+			code,
+			message: 'Setting single sign-on needs a recent passkey confirmation (403)',
+			description: `Ask a reader admin to confirm their passkey in the Service, then run this node again soon after.${said}`,
+		};
+	}
+	if (status === 403 && code === 'exports_disabled') {
+		return {
+			code,
+			message: 'Exports are not switched on for this reader organisation (403)',
+			description: `Ask the Service to switch exports on for your reader organisation.${said}`,
+		};
+	}
+	if (status === 403 && code === 'no_reader_admin') {
+		return {
+			code,
+			message: 'This reader organisation has no reader admin (403)',
+			description: `The Service needs at least one reader admin before it allows exports. Name one in the Service.${said}`,
+		};
+	}
+	if (status === 403) {
+		return {
+			code,
+			message: 'The Service refused this request (403)',
+			description: `The access token is valid but not allowed to do this.${said}`,
+		};
+	}
+	if (status === 404) {
+		return {
+			code,
+			message: 'The Service has nothing at this address (404)',
+			description: `Check the identifiers you entered.${said}`,
+		};
+	}
+	if (status === 429) {
+		return {
+			code,
+			message: `The Service kept rate-limiting the request (429 after ${attempts} attempts)`,
+			description: `Wait a little and run the node again, or fetch fewer pages at a time.${said}`,
+		};
+	}
+	if (status >= 500) {
+		return {
+			code,
+			message: `The Service failed to answer (${status} after ${attempts} attempts)`,
+			description: `This is a fault on the Service's side; try again later.${said}`,
+		};
+	}
+	return {
+		code,
+		message: message ? `The Service refused the request (${status}): ${message}` : `The Service refused the request (${status})`,
+		description: 'Check the parameters of this node against what the Service expects.',
+	};
+}
