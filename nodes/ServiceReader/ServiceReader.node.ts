@@ -1,10 +1,35 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { description } from './actions/description';
+import { resources } from './actions/resources';
 import { router } from './actions/router';
 
 export class ServiceReader implements INodeType {
-	description: INodeTypeDescription = description;
+	description: INodeTypeDescription = {
+		displayName: 'Service Reader',
+		name: 'serviceReader',
+		icon: { light: 'file:../../icons/service.svg', dark: 'file:../../icons/service.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Read signed records and exports, invite companies, run policies and set SSO in the Service',
+		defaults: { name: 'Service Reader' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'serviceApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'Webhook', value: 'webhook' }],
+				default: 'webhook',
+			},
+			...Object.values(resources).flatMap((resource) => resource.description),
+		],
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -15,28 +15,26 @@ export interface ServiceSettings {
 	webhookSigningSecret?: string;
 }
 
-export class ServiceSettingsError extends Error {}
+/** The settings, or the problem with the credential in words. */
+export type SettingsResult = { settings: ServiceSettings; problem?: undefined } | { problem: string };
 
-export function readServiceSettings(credentials: Record<string, unknown>): ServiceSettings {
+export function readServiceSettings(credentials: Record<string, unknown>): SettingsResult {
 	const rawBaseUrl = typeof credentials.baseUrl === 'string' ? credentials.baseUrl.trim() : '';
-	let url: URL;
-	try {
-		url = new URL(rawBaseUrl);
-	} catch {
-		throw new ServiceSettingsError(
-			`The Base URL "${rawBaseUrl}" in the Service API credential is not a valid URL. Enter your Service's address, e.g. https://service.example.com.`,
-		);
+	if (!URL.canParse(rawBaseUrl)) {
+		return {
+			problem: `The Base URL "${rawBaseUrl}" in the Service API credential is not a valid URL. Enter your Service's address, e.g. https://service.example.com.`,
+		};
 	}
-	if (url.protocol !== 'https:') {
-		throw new ServiceSettingsError(
-			`The Base URL "${rawBaseUrl}" in the Service API credential must start with https://: the Service is reached over HTTPS only.`,
-		);
+	if (new URL(rawBaseUrl).protocol !== 'https:') {
+		return {
+			problem: `The Base URL "${rawBaseUrl}" in the Service API credential must start with https://: the Service is reached over HTTPS only.`,
+		};
 	}
 	const advanced = (credentials.advanced ?? {}) as Record<string, unknown>;
 	const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 	const pageSizeParameter = text(advanced.pageSizeParameter);
 	const size = Number(advanced.pageSize ?? 100);
-	return {
+	const settings: ServiceSettings = {
 		baseUrl: rawBaseUrl.replace(/\/+$/, ''),
 		cursorParameter: text(advanced.cursorParameter) || 'cursor',
 		pageSize:
@@ -47,4 +45,5 @@ export function readServiceSettings(credentials: Record<string, unknown>): Servi
 		signatureEncoding: (['hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'hex',
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 	};
+	return { settings };
 }

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { resources } from './resources';
 
@@ -34,9 +34,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				});
 				continue;
 			}
-			if (error.context) error.context.itemIndex ??= itemIndex;
-			throw error;
+			const failure = asNodeError(this, error, itemIndex);
+			throw failure;
 		}
 	}
 	return [output];
+}
+
+/** Keeps n8n's own errors (with their item index) and wraps anything else so the item is named. */
+function asNodeError(context: IExecuteFunctions, error: Error, itemIndex: number) {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	return new NodeOperationError(context.getNode(), error, { itemIndex });
 }

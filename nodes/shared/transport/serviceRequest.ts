@@ -8,12 +8,11 @@ import type {
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
-import type { Readable } from 'node:stream';
 
 import { describeServiceError } from '../errors';
 import { isRetryableStatus, retryDelayMs } from '../retry';
 import type { ServiceSettings } from '../settings';
-import { readServiceSettings, ServiceSettingsError } from '../settings';
+import { readServiceSettings } from '../settings';
 
 export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
 
@@ -48,15 +47,11 @@ const DEFAULT_ATTEMPTS = 4;
 
 /** Reads the credential's settings, failing with a clear NodeOperationError when unusable. */
 export async function getServiceSettings(this: ServiceContext, itemIndex = 0): Promise<ServiceSettings> {
-	const credentials = await this.getCredentials(CREDENTIAL);
-	try {
-		return readServiceSettings(credentials);
-	} catch (error) {
-		if (error instanceof ServiceSettingsError) {
-			throw new NodeOperationError(this.getNode(), error.message, { itemIndex });
-		}
-		throw error;
+	const result = readServiceSettings(await this.getCredentials(CREDENTIAL));
+	if (result.problem !== undefined) {
+		throw new NodeOperationError(this.getNode(), result.problem, { itemIndex });
 	}
+	return result.settings;
 }
 
 /**
@@ -163,19 +158,27 @@ async function bodyAsBuffer(body: unknown): Promise<Buffer> {
 	if (Buffer.isBuffer(body)) return body;
 	if (body instanceof ArrayBuffer) return Buffer.from(body);
 	if (typeof body === 'string') return Buffer.from(body);
-	if (body && typeof (body as Readable).pipe === 'function') {
+	if (isStream(body)) {
 		const chunks: Buffer[] = [];
-		for await (const chunk of body as Readable) chunks.push(Buffer.from(chunk as Buffer));
+		for await (const chunk of body) chunks.push(Buffer.from(chunk as Buffer));
 		return Buffer.concat(chunks);
 	}
 	if (body === undefined || body === null) return Buffer.alloc(0);
 	return Buffer.from(JSON.stringify(body));
 }
 
+/** A response body handed back as a stream (node:stream is not importable in Cloud nodes). */
+interface BodyStream extends AsyncIterable<unknown> {
+	resume(): unknown;
+}
+
+function isStream(body: unknown): body is BodyStream {
+	return typeof (body as BodyStream | undefined)?.resume === 'function';
+}
+
+/** Discards a streamed body so its connection is released before a retry. */
 async function drain(body: unknown): Promise<void> {
-	if (body && typeof (body as Readable).resume === 'function') {
-		(body as Readable).resume();
-	}
+	if (isStream(body)) body.resume();
 }
 
 function connectionError(
