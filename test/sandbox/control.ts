@@ -53,6 +53,7 @@ export interface SandboxControl {
 	rolesForGroups(groups: string[], reader?: ReaderKey): string[];
 	/** Registers an endpoint without HTTP (e.g. a test receiver); returns it with its secret. */
 	addWebhookEndpoint(url: string, reader?: ReaderKey): WebhookEndpoint;
+	removeWebhookEndpoint(endpointId: string, reader?: ReaderKey): void;
 	/** Registered endpoints, secrets included (test fixture). */
 	webhookEndpoints(reader?: ReaderKey): WebhookEndpoint[];
 	failPage(fault: PageFault): void;
@@ -160,6 +161,12 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 			const endpoint = newEndpoint(url, state.nowIso());
 			reader(key).endpoints.push(endpoint);
 			return { ...endpoint };
+		},
+		removeWebhookEndpoint(endpointId, key) {
+			const endpoints = reader(key).endpoints;
+			const index = endpoints.findIndex((e) => e.id === endpointId);
+			if (index < 0) throw new Error(`Reader ${key ?? 'reader'} has no webhook endpoint ${endpointId}.`);
+			endpoints.splice(index, 1);
 		},
 		webhookEndpoints: (key) => reader(key).endpoints.map((e) => ({ ...e })),
 		failPage: (fault) => faults.add(fault),

@@ -18,7 +18,7 @@ const routes: Route[] = [
 /** Control methods reachable over HTTP (`POST /__control/<method>` with `{"args": [...]}`). */
 const httpControlMethods: ReadonlyArray<keyof SandboxControl> = [
 	'addCompany', 'companies', 'grantShare', 'revokeShare', 'endShare', 'shares', 'setReaderFlags', 'confirmPasskey',
-	'setInvitationStatus', 'invitations', 'statements', 'policyRuns', 'sso', 'rolesForGroups', 'addWebhookEndpoint',
+	'setInvitationStatus', 'invitations', 'statements', 'policyRuns', 'sso', 'rolesForGroups', 'addWebhookEndpoint', 'removeWebhookEndpoint',
 	'webhookEndpoints', 'failPage', 'clearFaults', 'emit', 'redeliver', 'sendStale', 'sendTampered', 'deliveries',
 	'whenSettled', 'accessLog', 'companyAccessLog', 'requests', 'clearRequests', 'tamperRecord', 'supersedeRecord',
 ];
