@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,7 +23,10 @@ async function main(): Promise<void> {
 	];
 	process.stdout.write(`${lines.join('\n')}\n`);
 	const stop = () => {
-		void sandbox.close().then(() => process.exit(0));
+		void sandbox.close().then(() => {
+			rmSync(caFile, { force: true });
+			process.exit(0);
+		});
 	};
 	process.once('SIGINT', stop);
 	process.once('SIGTERM', stop);

@@ -63,12 +63,15 @@ describe('POST /v1/reader/invitations', () => {
 		expect(reply.json()).toEqual({ error: { code: 'invalid_invitation', message } });
 	});
 
-	it('refuses a duplicate of an existing invitation with 409', async () => {
+	it('refuses a duplicate of an existing invitation with 422 duplicate_invitation', async () => {
 		const reply = await client.request('/v1/reader/invitations', {
 			method: 'POST', body: { company_name: 'Northwind', registration_number: 'gb 10000001', work_email: 'x@northwind.example' },
 		});
-		expect(reply.status).toBe(409);
-		expect(reply.json().error.message).toBe('An invitation for registration number gb 10000001 already exists (INV-0001, status sent): it was not sent again.');
+		expect(reply.status).toBe(422);
+		expect(reply.json().error).toEqual({
+			code: 'duplicate_invitation',
+			message: 'An invitation for registration number gb 10000001 already exists (INV-0001, status sent): it was not sent again.',
+		});
 	});
 
 	it('refuses a body that is not JSON with 400', async () => {

@@ -33,7 +33,7 @@ export const invitationRoutes: Route[] = [
 				: fieldProblems(body);
 			if (problems.length === 0) {
 				const duplicate = existingDuplicate(body.registration_number as string, ctx.reader.invitations);
-				if (duplicate) throw new HttpError(409, 'duplicate_invitation', duplicate);
+				if (duplicate) throw new HttpError(422, 'duplicate_invitation', duplicate);
 			}
 			if (problems.length) throw new HttpError(422, 'invalid_invitation', problems.join(' '));
 			const text = (key: keyof InvitationInput) => ((body[key] as string | undefined) ?? '').trim();
