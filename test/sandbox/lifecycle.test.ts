@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { startSandbox } from './index';
@@ -20,6 +21,24 @@ describe('start and stop', () => {
 			client.close();
 		}
 		expect(ports.size).toBeGreaterThan(1);
+	});
+
+	it('listens on the port asked for', async () => {
+		const free = await new Promise<number>((resolve) => {
+			const probe = createServer().listen(0, '127.0.0.1', () => {
+				const { port } = probe.address() as { port: number };
+				probe.close(() => resolve(port));
+			});
+		});
+		const sandbox = await startSandbox({ port: free, seed: 'empty' });
+		const client = new SandboxClient(sandbox);
+		try {
+			expect(sandbox.baseUrl).toBe(`https://127.0.0.1:${free}`);
+			expect((await client.request('/v1/reader/exports/portfolio')).json()).toEqual({ data: [] });
+		} finally {
+			client.close();
+			await sandbox.close();
+		}
 	});
 
 	it('close() stops pending retries and in-flight deliveries; waiting callers are told', async () => {
@@ -62,7 +81,7 @@ describe('npm run sandbox', () => {
 			const caFile = /CA file: +(\S+)/.exec(output)![1];
 			const ca = readFileSync(caFile, 'utf8');
 			const port = Number(new URL(baseUrl).port);
-			const client = new SandboxClient({ baseUrl, ca, tokens: { reader: token } } as never);
+			const client = new SandboxClient({ baseUrl, ca, tokens: { reader: token } });
 			try {
 				const reply = await client.request('/v1/reader/exports/portfolio?format=csv&page_size=2');
 				expect(reply.status).toBe(200);

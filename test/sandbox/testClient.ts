@@ -25,14 +25,18 @@ export interface RequestOptions {
 export class SandboxClient {
 	readonly agent: Agent;
 
-	constructor(private readonly sandbox: Sandbox) {
+	constructor(private readonly sandbox: Pick<Sandbox, 'baseUrl' | 'ca'> & { tokens: Partial<Record<ReaderKey, string>> }) {
 		this.agent = new Agent({ ca: sandbox.ca, keepAlive: true, maxSockets: 4 });
 	}
 
 	request(path: string, options: RequestOptions = {}): Promise<Reply> {
 		const headers: Record<string, string | number> = { ...options.headers };
 		const as = options.as === undefined ? 'reader' : options.as;
-		if (typeof as === 'string') headers.Authorization = `Bearer ${this.sandbox.tokens[as]}`;
+		if (typeof as === 'string') {
+			const token = this.sandbox.tokens[as];
+			if (!token) throw new Error(`The test client has no token for reader ${as}.`);
+			headers.Authorization = `Bearer ${token}`;
+		}
 		else if (as) headers.Authorization = as.raw;
 		let body: Buffer | undefined;
 		if (options.body !== undefined) {
