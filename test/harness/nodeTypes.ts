@@ -3,6 +3,7 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeType,
+	INodeTypeDescription,
 	INodeTypes,
 	IVersionedNodeType,
 } from 'n8n-workflow';
@@ -18,7 +19,7 @@ export const PACKAGE = 'n8n-nodes-service-reader';
  * feed a node any input items (like pinned data on a Manual Trigger in the editor).
  */
 class TestItems implements INodeType {
-	description = {
+	description: INodeTypeDescription = {
 		displayName: 'Test Items',
 		name: 'testItems',
 		group: ['input'],

@@ -6,12 +6,11 @@ import type {
 	INode,
 	INodeExecutionData,
 	IRun,
-	IRunExecutionData,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { createRunExecutionData, Workflow } from 'n8n-workflow';
 
 import { TestCredentialsHelper } from './credentialsHelper';
 import { credentialTypes, nodeTypes } from './nodeTypes';
@@ -81,19 +80,13 @@ export async function runWorkflow(definition: WorkflowDefinition, options: RunOp
 
 	const additionalData = createAdditionalData(hooks, options.credentials);
 	const startNode = definition.nodes[0];
-	const runExecutionData: IRunExecutionData = {
-		version: 1,
-		resultData: { runData: {} },
+	const runExecutionData = createRunExecutionData({
 		executionData: {
-			contextData: {},
-			metadata: {},
 			nodeExecutionStack: [
 				{ node: startNode, data: { main: [options.inputItems ?? [{ json: {} }]] }, source: null },
 			],
-			waitingExecution: {},
-			waitingExecutionSource: {},
 		},
-	} as IRunExecutionData;
+	});
 
 	const workflowExecute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await workflowExecute.processRunExecutionData(workflow);
