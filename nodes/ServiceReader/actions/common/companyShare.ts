@@ -1,0 +1,93 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { readErrorBody } from '../../../shared/errors';
+import type { ServiceAnswer, ServiceCall } from '../../../shared/transport/serviceRequest';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
+
+/**
+ * Company routes (record export, audit pack, policy run) answer 404 when the company does not share
+ * with the reader: the share ended, was revoked or was never granted (spec sections 3 and 7). This
+ * option lets a sync workflow mark or delete its copies instead of stopping.
+ */
+export const whenNotSharedOption: INodeProperties = {
+	displayName: 'When Company Does Not Share',
+	name: 'whenNotShared',
+	type: 'options',
+	options: [
+		{
+			name: 'Output Item',
+			value: 'outputItem',
+			description: 'Output the KE with shared set to false, so the workflow can delete or mark its copies',
+		},
+		{
+			name: 'Stop With Error',
+			value: 'stop',
+			description: 'Fail the item with an error saying the share may have ended',
+		},
+	],
+	default: 'stop',
+	description:
+		'What to do when the Service answers that the company does not share with you (404): its share ended, was revoked or was never granted',
+};
+
+export type CompanyAnswer = { shared: true; answer: ServiceAnswer } | { shared: false; item: INodeExecutionData };
+
+export interface CompanyCallOptions {
+	ke: string;
+	/** Extra identifiers for the `{ ke, shared: false }` item, e.g. pack_id. */
+	identifiers?: IDataObject;
+	/**
+	 * Words for a 404 that means something else than "does not share" (e.g. no such audit pack),
+	 * decided from the error code; undefined keeps the spec's meaning.
+	 */
+	otherNotFound?: (code: string | undefined, said: string) => { message: string; description: string } | undefined;
+}
+
+/**
+ * One request to a company route. A 404 becomes either an error in words or a `{ ke, shared: false }`
+ * item, as the operation's Options > When Company Does Not Share says.
+ */
+export async function companyRequest(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	call: ServiceCall,
+	options: CompanyCallOptions,
+): Promise<CompanyAnswer> {
+	const whenNotShared = this.getNodeParameter('options.whenNotShared', itemIndex, 'stop') as string;
+	const answer = await serviceRequest.call(this, call, { itemIndex, allowStatuses: [404] });
+	if (answer.statusCode !== 404) return { shared: true, answer };
+
+	const { code, message } = readErrorBody(answer.body);
+	const said = message ? ` The Service said: "${message}"` : '';
+	const other = options.otherNotFound?.(code, said);
+	if (other) {
+		throw new NodeApiError(this.getNode(), { status: 404, code: code ?? null } as JsonObject, {
+			message: other.message,
+			description: `${other.description} (${call.method} ${call.path})`,
+			httpCode: '404',
+			itemIndex,
+		});
+	}
+	if (whenNotShared === 'outputItem') {
+		return { shared: false, item: { json: { ke: options.ke, ...options.identifiers, shared: false } } };
+	}
+	throw new NodeApiError(this.getNode(), { status: 404, code: code ?? null } as JsonObject, {
+		message: `Company ${options.ke} does not share with this reader (404): the share may have ended`,
+		description:
+			`The company revoked or ended its share, or never granted one, so the Service no longer answers for ${options.ke}. ` +
+			'When a share ends, delete or mark the copies you hold of its data. To do that in a workflow instead of stopping, ' +
+			`set Options > When Company Does Not Share to Output Item: the node then outputs { ke, shared: false }.${said} (${call.method} ${call.path})`,
+		httpCode: '404',
+		itemIndex,
+	});
+}
+
+/** A response body as exact bytes, whatever form the HTTP helper handed it over in. */
+export function bodyBytes(body: unknown): Buffer {
+	if (Buffer.isBuffer(body)) return body;
+	if (body instanceof ArrayBuffer) return Buffer.from(body);
+	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+	if (typeof body === 'string') return Buffer.from(body, 'utf8');
+	return Buffer.alloc(0);
+}

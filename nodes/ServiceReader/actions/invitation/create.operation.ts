@@ -1,0 +1,90 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
+import { inputProblem } from '../common/itemInput';
+
+const show = { resource: ['invitation'], operation: ['create'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Company Name',
+		name: 'companyName',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The name of the company to invite',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Registration Number',
+		name: 'registrationNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The company\'s number on the company register',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Work Email',
+		name: 'workEmail',
+		type: 'string',
+		placeholder: 'name@email.com',
+		required: true,
+		default: '',
+		description: 'The work address of a contact at the company (not a personal free-mail address)',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Reader Reference',
+				name: 'readerReference',
+				type: 'string',
+				default: '',
+				description: 'Your own reference for the company, e.g. its supplier number',
+			},
+		],
+	},
+];
+
+/** POST /v1/reader/invitations with one invitation; the Service checks it and answers in words. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const text = (name: string, fallback = '') => {
+		const value = this.getNodeParameter(name, itemIndex, fallback) as unknown;
+		return typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	};
+	const body: IDataObject = {
+		company_name: text('companyName'),
+		registration_number: text('registrationNumber'),
+		work_email: text('workEmail'),
+	};
+	const labels: Record<string, string> = {
+		company_name: 'Company Name',
+		registration_number: 'Registration Number',
+		work_email: 'Work Email',
+	};
+	const empty = Object.keys(labels).filter((key) => body[key] === '');
+	if (empty.length > 0) {
+		const names = empty.map((key) => labels[key]);
+		throw inputProblem.call(
+			this,
+			itemIndex,
+			`${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} empty: fill in ${names.length > 1 ? 'them' : 'it'} to send the invitation`,
+		);
+	}
+	const reference = text('additionalFields.readerReference');
+	if (reference !== '') body.reader_reference = reference;
+
+	const answer = await serviceRequest.call(
+		this,
+		{ method: 'POST', path: '/v1/reader/invitations', body },
+		{ itemIndex },
+	);
+	return [{ json: answer.body as IDataObject }];
+}
