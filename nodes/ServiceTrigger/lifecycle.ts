@@ -1,0 +1,142 @@
+/**
+ * Webhook lifecycle (n8n's webhookMethods): n8n calls checkExists on activation, create when it
+ * answers false, and delete on deactivation, for the production URL and, while the editor listens
+ * for a test event, for the test URL.
+ */
+import type { IHookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { pathSegmentProblem } from '../shared/ids';
+import { sealSecret, unsealSecret } from '../shared/secretSeal';
+import { decodeSigningSecret, SigningSecretError } from '../shared/signingSecret';
+import { getServiceSettings, headerValue, serviceRequest } from '../shared/transport/serviceRequest';
+import { endpointListed, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
+import { forgetEndpoint, storedEndpoints, storeEndpoint } from './state';
+
+const WEBHOOK_NAME = 'default';
+const ENDPOINTS_PATH = '/v1/reader/webhooks';
+
+function webhookUrl(this: IHookFunctions): string {
+	return this.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
+}
+
+async function accessToken(this: IHookFunctions): Promise<string> {
+	const credentials = await this.getCredentials('serviceApi');
+	return typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
+}
+
+/**
+ * True only when this node holds what it needs to verify deliveries to its URL: the endpoint's id
+ * and a secret it can unseal with the current access token, and the Service (where it lists
+ * endpoints) still has that endpoint.
+ */
+export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	const settings = await getServiceSettings.call(this);
+	// An endpoint created outside n8n: deliveries are verified with the credential's secret and
+	// there is nothing for n8n to register (a second endpoint would deliver every event twice).
+	if (settings.webhookSigningSecret) return true;
+
+	const url = webhookUrl.call(this);
+	const stored = storedEndpoints(this.getWorkflowStaticData('node'))[url];
+	if (!stored?.id) return false;
+	if (unsealSecret(stored.sealedSecret, await accessToken.call(this), url) === undefined) {
+		this.logger.warn(
+			'Service Trigger: the stored webhook signing secret cannot be unsealed with the credential\'s current access token (was the token changed?); registering a new endpoint.',
+		);
+		return false;
+	}
+
+	// Listing is not in the spec (README Assumptions): 404/405 mean "cannot ask", so the stored state stands.
+	const listing = await serviceRequest.call(this, { method: 'GET', path: ENDPOINTS_PATH }, { allowStatuses: [404, 405] });
+	if (listing.statusCode >= 300) return true;
+	const listed = endpointListed(listing.body, stored.id, url);
+	// An id missing from one page of a paged listing may be on the next: only a complete list can tell.
+	const complete = headerValue(listing.headers, 'x-service-next-cursor') === undefined;
+	return !(listed === 'absent' && complete);
+}
+
+/** Registers n8n's webhook URL and keeps the endpoint's id and its one-time secret, sealed. */
+export async function create(this: IHookFunctions): Promise<boolean> {
+	const url = webhookUrl.call(this);
+	const problem = webhookUrlProblem(url);
+	if (problem) {
+		throw new NodeOperationError(this.getNode(), 'The Service accepts https webhook URLs only', {
+			description: problem,
+		});
+	}
+	const settings = await getServiceSettings.call(this);
+	if (settings.webhookSigningSecret) return true;
+
+	const staticData = this.getWorkflowStaticData('node');
+	// A previous endpoint for this URL whose secret is lost (token changed) or which the Service no
+	// longer lists: remove it so the Service does not keep sending what can no longer be verified.
+	const previous = storedEndpoints(staticData)[url];
+	if (previous?.id) await removeEndpoint.call(this, previous.id);
+
+	const answer = await serviceRequest.call(this, { method: 'POST', path: ENDPOINTS_PATH, body: { url } });
+	const created = readCreatedEndpoint(answer.body);
+	if (!created.secret) {
+		if (created.id) await removeEndpoint.call(this, created.id);
+		throw new NodeOperationError(this.getNode(), 'The Service registered the webhook but returned no signing secret', {
+			description:
+				'The secret is shown only once, when the endpoint is created, and without it no delivery can be verified, so the endpoint was removed again. Check that the access token belongs to a reader admin, then activate the workflow again.',
+		});
+	}
+	try {
+		decodeSigningSecret(created.secret, settings.secretEncoding);
+	} catch (error) {
+		if (created.id) await removeEndpoint.call(this, created.id);
+		// SigningSecretError messages never contain the secret; anything else gets no detail.
+		const words = error instanceof SigningSecretError ? error.message : 'The secret could not be decoded.';
+		throw new NodeOperationError(this.getNode(), 'The signing secret the Service returned cannot be decoded', {
+			description: `${words} The endpoint was removed again.`,
+		});
+	}
+	storeEndpoint(staticData, url, {
+		id: created.id,
+		sealedSecret: sealSecret(created.secret, await accessToken.call(this), url),
+		createdAt: new Date().toISOString(),
+	});
+	return true;
+}
+
+/** Deletes the endpoint where its id is known and always forgets the stored state for this URL. */
+export async function deleteEndpoint(this: IHookFunctions): Promise<boolean> {
+	const url = webhookUrl.call(this);
+	const staticData = this.getWorkflowStaticData('node');
+	const stored = storedEndpoints(staticData)[url];
+	try {
+		if (stored?.id) await removeEndpoint.call(this, stored.id);
+	} finally {
+		forgetEndpoint(staticData, url);
+	}
+	return true;
+}
+
+/**
+ * DELETE /v1/reader/webhooks/{id}. The spec does not show this route: 404 (already gone) and 405
+ * (not supported) are fine, and no failure may block deactivation, so it only logs.
+ */
+async function removeEndpoint(this: IHookFunctions, id: string): Promise<void> {
+	const problem = pathSegmentProblem('The webhook endpoint id', id);
+	if (problem) {
+		this.logger.warn(`Service Trigger: not deleting the webhook endpoint at the Service: ${problem}`);
+		return;
+	}
+	try {
+		const answer = await serviceRequest.call(
+			this,
+			{ method: 'DELETE', path: `${ENDPOINTS_PATH}/${encodeURIComponent(id)}` },
+			{ allowStatuses: [404, 405], maxAttempts: 2 },
+		);
+		if (answer.statusCode === 405) {
+			this.logger.info(
+				`Service Trigger: the Service does not delete webhook endpoints over the API; remove endpoint ${id} in the Service if it should stop.`,
+			);
+		}
+	} catch (error) {
+		this.logger.warn(
+			`Service Trigger: could not delete webhook endpoint ${id} at the Service (${(error as Error).message}); remove it in the Service if it still exists.`,
+		);
+	}
+}

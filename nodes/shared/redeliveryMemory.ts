@@ -1,0 +1,50 @@
+/**
+ * Memory of the alert_ids already passed on, so a redelivery of the same alert starts nothing.
+ * The Service retries a failed delivery for 24 hours (spec section 6), so an alert can come twice
+ * within that window; the memory keeps each id a little longer than that and never more than a
+ * fixed number of ids, because it lives in workflow static data that n8n rewrites on every change.
+ * Pure: no n8n types, no clock reads.
+ */
+
+/** `[alert_id, first passed on (epoch ms)]`, oldest first. An array keeps the order in JSON. */
+export type SeenAlerts = Array<[string, number]>;
+
+export interface MemoryLimits {
+	maxEntries: number;
+	maxAgeMs: number;
+}
+
+/** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
+export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { maxEntries: 1000, maxAgeMs: 25 * 60 * 60 * 1000 };
+
+/** The valid, unexpired entries of a stored value (static data may hold anything). */
+export function liveAlerts(stored: unknown, nowMs: number, limits: MemoryLimits = DEFAULT_MEMORY_LIMITS): SeenAlerts {
+	if (!Array.isArray(stored)) return [];
+	const live = stored.filter(
+		(entry): entry is [string, number] =>
+			Array.isArray(entry) &&
+			entry.length === 2 &&
+			typeof entry[0] === 'string' &&
+			typeof entry[1] === 'number' &&
+			Number.isFinite(entry[1]) &&
+			nowMs - entry[1] <= limits.maxAgeMs,
+	);
+	return live.slice(Math.max(live.length - limits.maxEntries, 0));
+}
+
+export function hasSeenAlert(seen: SeenAlerts, alertId: string): boolean {
+	return seen.some(([id]) => id === alertId);
+}
+
+/** The memory with `alertId` added (unless present), oldest entries dropped beyond the limits. */
+export function rememberAlert(
+	stored: unknown,
+	alertId: string,
+	nowMs: number,
+	limits: MemoryLimits = DEFAULT_MEMORY_LIMITS,
+): SeenAlerts {
+	const seen = liveAlerts(stored, nowMs, limits);
+	if (hasSeenAlert(seen, alertId)) return seen;
+	seen.push([alertId, nowMs]);
+	return seen.slice(Math.max(seen.length - limits.maxEntries, 0));
+}

@@ -1,0 +1,122 @@
+/**
+ * Verification of the `Service-Signature` header (spec section 5.4, README Assumptions):
+ * `t=<unix seconds>,v1=<signature>[,v1=<signature>...]`, HMAC-SHA256 with the decoded signing
+ * secret over `t`, a full stop, then the exact raw body. Pure: no n8n types, no clock reads
+ * (the caller passes the time), never throws.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Spec section 8: a timestamp more than this far from the receiver's clock is refused. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export type SignatureEncoding = 'hex' | 'base64';
+
+export interface SignatureHeaderParts {
+	/** Every `t` value, as sent (more than one makes the header ambiguous). */
+	timestamps: string[];
+	/** Every `v1` value, as sent: several appear while the Service rotates a secret. */
+	signatures: string[];
+}
+
+export type RefusalReason =
+	| 'no_header'
+	| 'no_timestamp'
+	| 'bad_timestamp'
+	| 'stale'
+	| 'future'
+	| 'no_signature'
+	| 'mismatch'
+	| 'no_key';
+
+export type SignatureVerdict = { ok: true; timestamp: number } | { ok: false; reason: RefusalReason };
+
+export interface SignatureCheck {
+	/** The header as the HTTP layer hands it over (repeated headers may arrive as an array). */
+	header: string | string[] | undefined;
+	/** The request body exactly as received. */
+	rawBody: Buffer;
+	/** Candidate HMAC keys; a delivery passes when any key produces any of its `v1` values. */
+	keys: Buffer[];
+	signatureEncoding: SignatureEncoding;
+	/** The receiver's clock, in unix seconds. */
+	nowSeconds: number;
+	toleranceSeconds?: number;
+}
+
+/** Splits the header into its `t` and `v1` parts, tolerating whitespace and unknown parts. */
+export function parseSignatureHeader(value: string): SignatureHeaderParts {
+	const parts: SignatureHeaderParts = { timestamps: [], signatures: [] };
+	for (const part of value.split(',')) {
+		const equals = part.indexOf('=');
+		if (equals < 0) continue;
+		const key = part.slice(0, equals).trim();
+		const text = part.slice(equals + 1).trim();
+		if (key === 't') parts.timestamps.push(text);
+		else if (key === 'v1') parts.signatures.push(text);
+	}
+	return parts;
+}
+
+// Unix seconds as plain digits: no sign, exponent, fraction or hex, which Number() would accept.
+const TIMESTAMP = /^\d{1,12}$/;
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const BASE64_SHA256 = /^(?:[A-Za-z0-9+/]{43}|[A-Za-z0-9_-]{43})=?$/;
+
+/** The signature bytes of one `v1` value, or undefined when it is not a well-formed SHA-256 digest. */
+function decodeSignature(value: string, encoding: SignatureEncoding): Buffer | undefined {
+	if (encoding === 'hex') return HEX_SHA256.test(value) ? Buffer.from(value, 'hex') : undefined;
+	return BASE64_SHA256.test(value) ? Buffer.from(value, 'base64') : undefined;
+}
+
+export function verifyServiceSignature(check: SignatureCheck): SignatureVerdict {
+	const tolerance = check.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
+	const header = Array.isArray(check.header) ? check.header.join(',') : check.header;
+	if (typeof header !== 'string' || header.trim() === '') return { ok: false, reason: 'no_header' };
+
+	const { timestamps, signatures } = parseSignatureHeader(header);
+	if (timestamps.length === 0) return { ok: false, reason: 'no_timestamp' };
+	// Two timestamps leave open which one was signed: refuse rather than guess.
+	if (timestamps.length > 1 || !TIMESTAMP.test(timestamps[0])) return { ok: false, reason: 'bad_timestamp' };
+	const timestamp = Number(timestamps[0]);
+	if (timestamp < check.nowSeconds - tolerance) return { ok: false, reason: 'stale' };
+	if (timestamp > check.nowSeconds + tolerance) return { ok: false, reason: 'future' };
+
+	const candidates = signatures
+		.map((value) => decodeSignature(value, check.signatureEncoding))
+		.filter((value): value is Buffer => value !== undefined);
+	if (candidates.length === 0) return { ok: false, reason: 'no_signature' };
+	if (check.keys.length === 0) return { ok: false, reason: 'no_key' };
+
+	let matched = false;
+	for (const key of check.keys) {
+		// The signed text uses `t` exactly as sent, so leading zeros or the like still verify.
+		const expected = createHmac('sha256', key).update(`${timestamps[0]}.`).update(check.rawBody).digest();
+		for (const candidate of candidates) {
+			// timingSafeEqual throws on unequal lengths; the length is public anyway (always 32).
+			if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
+		}
+	}
+	return matched ? { ok: true, timestamp } : { ok: false, reason: 'mismatch' };
+}
+
+/** One line for the n8n log. The sender never sees it; it names no secret or signature. */
+export function refusalWords(reason: RefusalReason): string {
+	switch (reason) {
+		case 'no_header':
+			return 'the Service-Signature header is missing';
+		case 'no_timestamp':
+			return 'the Service-Signature header has no t (timestamp) part';
+		case 'bad_timestamp':
+			return 'the t (timestamp) part of the Service-Signature header is not a single number of unix seconds';
+		case 'stale':
+			return `the signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} seconds old (a replay, or the clocks disagree)`;
+		case 'future':
+			return `the signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} seconds in the future (the clocks disagree)`;
+		case 'no_signature':
+			return 'the Service-Signature header has no well-formed v1 signature (check the Signature Encoding setting)';
+		case 'mismatch':
+			return 'no v1 signature matches the body (wrong signing secret, or the body was changed on the way)';
+		case 'no_key':
+			return 'no signing secret is available to check the signature';
+	}
+}
