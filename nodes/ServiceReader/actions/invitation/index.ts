@@ -1,9 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { ResourceOperations } from '../types';
+import * as create from './create.operation';
 import * as getAll from './getAll.operation';
+import * as importOperation from './import.operation';
 
-export const operations: ResourceOperations = { getAll };
+export const operations: ResourceOperations = { create, getAll, import: importOperation };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,13 +16,27 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['invitation'] } },
 		options: [
 			{
+				name: 'Create',
+				value: 'create',
+				description: 'Invite one company to share its record with you',
+				action: 'Create an invitation',
+			},
+			{
 				name: 'Get Many',
 				value: 'getAll',
 				description: 'List your invitations and their status, as CSV rows, a CSV file or JSON',
 				action: 'Get many invitations',
 			},
+			{
+				name: 'Import',
+				value: 'import',
+				description: 'Invite many companies from a CSV file or from the input items; every row is answered in words',
+				action: 'Import invitations',
+			},
 		],
 		default: 'getAll',
 	},
+	...create.description,
 	...getAll.description,
+	...importOperation.description,
 ];

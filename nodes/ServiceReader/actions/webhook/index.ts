@@ -1,9 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { ResourceOperations } from '../types';
+import * as createEndpoint from './createEndpoint.operation';
 import * as getCatalogue from './getCatalogue.operation';
 
-export const operations: ResourceOperations = { getCatalogue };
+export const operations: ResourceOperations = { createEndpoint, getCatalogue };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,6 +15,12 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['webhook'] } },
 		options: [
 			{
+				name: 'Create Endpoint',
+				value: 'createEndpoint',
+				description: 'Register an https endpoint for events; outputs its signing secret, shown only once',
+				action: 'Create a webhook endpoint',
+			},
+			{
 				name: 'Get Catalogue',
 				value: 'getCatalogue',
 				description: 'List the event types your endpoints can receive, each with a sample body',
@@ -22,5 +29,6 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getCatalogue',
 	},
+	...createEndpoint.description,
 	...getCatalogue.description,
 ];

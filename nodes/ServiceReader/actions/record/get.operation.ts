@@ -1,0 +1,80 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { fileNameFromContentDisposition } from '../../../shared/contentDisposition';
+import { headerValue } from '../../../shared/transport/serviceRequest';
+import { bodyBytes, companyRequest, whenNotSharedOption } from '../common/companyShare';
+import { binaryFieldName, pathParameter } from '../common/itemInput';
+
+const show = { resource: ['record'], operation: ['get'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'KE',
+		name: 'ke',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'KE-1001',
+		description: 'The company\'s KE, as in ids.organisation of a webhook event or the portfolio export',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Put Output File in Field',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: 'data',
+				hint: 'The name of the output binary field to put the signed file in',
+				description:
+					'The signed record is kept byte for byte in this binary field: re-serialising the JSON would break its signature',
+			},
+			whenNotSharedOption,
+		],
+	},
+];
+
+/**
+ * GET /v1/reader/exports/records/{ke}: the parsed record in json and the exact bytes as a binary
+ * .json file. Only the bytes verify; the parsed JSON is for reading fields in the workflow.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const ke = pathParameter.call(this, itemIndex, 'ke', 'KE');
+	const fieldName = binaryFieldName.call(
+		this,
+		itemIndex,
+		this.getNodeParameter('options.binaryPropertyName', itemIndex, 'data'),
+		'Put Output File in Field',
+	);
+	const path = `/v1/reader/exports/records/${encodeURIComponent(ke)}`;
+	const result = await companyRequest.call(this, itemIndex, { method: 'GET', path, response: 'buffer' }, { ke });
+	if (!result.shared) return [result.item];
+
+	const bytes = bodyBytes(result.answer.body);
+	let parsed: unknown;
+	try {
+		// The BOM, if any, is not part of the JSON text; the stored file keeps it.
+		parsed = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+	} catch (error) {
+		throw new NodeApiError(this.getNode(), { ke }, {
+			message: `The Service's record for ${ke} is not valid JSON`,
+			description: `${(error as Error).message}. The Service should answer a signed JSON file (GET ${path}).`,
+			itemIndex,
+		});
+	}
+	const json: IDataObject =
+		parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as IDataObject) : { record: parsed as IDataObject };
+	const ks = typeof json.ks === 'string' ? json.ks : undefined;
+	const fileName =
+		fileNameFromContentDisposition(headerValue(result.answer.headers, 'content-disposition')) ?? `${ks ?? ke}.json`;
+	const mimeType = headerValue(result.answer.headers, 'content-type') ?? 'application/json';
+	const binary = await this.helpers.prepareBinaryData(bytes, fileName, mimeType);
+	return [{ json, binary: { [fieldName]: binary } }];
+}

@@ -1,0 +1,66 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { checkRecordCopy } from '../../../shared/recordCopy';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
+import { binaryFieldName, inputFileBytes, pathParameter } from '../common/itemInput';
+
+const show = { resource: ['record'], operation: ['verify'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'KS',
+		name: 'ks',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'KS-1001-v1',
+		description: 'The KS of the published report, e.g. the ks field of a record from Record > Get',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Check Copy',
+		name: 'checkCopy',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to also check a copy of the record held in a binary field: its SHA-256 and the Ed25519 signature over its exact bytes, with the public key the Service publishes',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the input binary field holding the copy of the record to check',
+		displayOptions: { show: { ...show, checkCopy: [true] } },
+	},
+];
+
+/**
+ * GET /v1/public/reports/{ks}/verify: the Service's verification, and optionally whether a copy
+ * held in the workflow is the signed file (copy_matches with copy_reason).
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const ks = pathParameter.call(this, itemIndex, 'ks', 'KS');
+	const checkCopy = this.getNodeParameter('checkCopy', itemIndex, false) === true;
+	// The copy is read before the request, so a missing file fails without calling the Service.
+	let copy: Buffer | undefined;
+	if (checkCopy) {
+		const fieldName = binaryFieldName.call(
+			this,
+			itemIndex,
+			this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+			'Input Binary Field',
+		);
+		copy = await inputFileBytes.call(this, itemIndex, fieldName, 'the copy of the record to check');
+	}
+	const answer = await serviceRequest.call(
+		this,
+		{ method: 'GET', path: `/v1/public/reports/${encodeURIComponent(ks)}/verify` },
+		{ itemIndex },
+	);
+	const verification = (answer.body ?? {}) as IDataObject;
+	if (!copy) return [{ json: verification }];
+	return [{ json: { ...verification, ...checkRecordCopy(copy, verification) } }];
+}
