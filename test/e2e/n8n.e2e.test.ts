@@ -1,13 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startHttpsJsonServer, type HttpsJsonServer } from './fixtures/https-json-server';
 import { writeTinyCommunityPackage, tinyNodeType } from './fixtures/tiny-community-package';
-import { codeWorkflow, communityNodeWorkflow, webhookWorkflow } from './fixtures/workflows';
+import { codeWorkflow, communityNodeWorkflow, webhookFetchWorkflow, webhookWorkflow } from './fixtures/workflows';
 import { httpsRequest } from './https-request';
 import { nodeItems, packPackage, startN8n, type N8n } from './n8n';
 
 describe('a real n8n started by the project', () => {
 	let n8n: N8n | undefined;
+	let outside: HttpsJsonServer | undefined;
 	let work: string;
 	const running = () => {
 		if (!n8n) throw new Error('n8n did not start');
@@ -18,11 +20,13 @@ describe('a real n8n started by the project', () => {
 		work = await mkdtemp(join(tmpdir(), 'n8n-e2e-test-'));
 		const packageDir = await writeTinyCommunityPackage(join(work, 'tiny-package'));
 		const tarball = await packPackage(packageDir, join(work, 'tarballs'));
-		n8n = await startN8n({ communityPackages: [tarball] });
+		outside = await startHttpsJsonServer(join(work, 'outside-tls'));
+		n8n = await startN8n({ communityPackages: [tarball], trustedCas: [outside.ca] });
 	}, 240_000);
 
 	afterAll(async () => {
 		await n8n?.stop();
+		await outside?.close();
 		await rm(work, { recursive: true, force: true });
 	}, 60_000);
 
@@ -67,6 +71,21 @@ describe('a real n8n started by the project', () => {
 		const id = await running().importWorkflow(communityNodeWorkflow('e2eTiny000000001', tinyNodeType));
 		const run = await running().executeWorkflow(id);
 		expect(nodeItems(run, 'Community')).toEqual([{ echoedBy: 'tinyEcho', word: 'loaded' }]);
+	}, 60_000);
+
+	test('trusts the CAs it is given for its own outgoing HTTPS calls', async () => {
+		const { api } = running();
+		const target = `${outside?.url}/from-n8n`;
+		const id = await running().importWorkflow(
+			webhookFetchWorkflow('e2eFetch00000001', 'e2e-fetch', '0b7d2c1e-5a3f-4e6b-8c9d-1a2b3c4d5e6f', target),
+		);
+		await api.activateWorkflow(id);
+
+		// The webhook answers with what the HTTP Request node fetched from the server of another CA.
+		const response = await api.callWebhook('e2e-fetch', { body: {} });
+		expect(response.status).toBe(200);
+		expect(response.json()).toEqual({ ok: true, path: '/from-n8n' });
+		expect(outside?.requests).toEqual(['/from-n8n']);
 	}, 60_000);
 
 	test('restarts on the same user folder, URL and API key, with its published webhook still served', async () => {

@@ -12,7 +12,7 @@ import { n8nInstall, type N8nInstall } from './n8n-install';
 import { createApiKey, login, setupOwner } from './n8n-owner';
 import { e2eDir, newState, readState, writeState, type N8nState } from './n8n-state';
 import { ProcessGroup } from './process-group';
-import { ensureN8nTls, type N8nTls } from './tls';
+import { ensureLocalhostTls, type LocalhostTls } from './tls';
 import { waitFor } from './wait-for';
 
 export { installCommunityPackage, packPackage } from './community-package';
@@ -87,7 +87,7 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8n> {
 class N8nInstance implements N8n {
 	private process?: ProcessGroup;
 	private state!: N8nState;
-	private tls!: N8nTls;
+	private tls!: LocalhostTls;
 	private cookie?: string;
 	private apiClient?: N8nApi;
 
@@ -125,7 +125,7 @@ class N8nInstance implements N8n {
 	async prepare(): Promise<void> {
 		this.state = (await readState(this.userFolder)) ?? newState(await freePort());
 		await writeState(this.userFolder, this.state);
-		this.tls = await ensureN8nTls(join(e2eDir(this.userFolder), 'tls'));
+		this.tls = await ensureLocalhostTls(join(e2eDir(this.userFolder), 'tls'), 'n8n e2e test CA');
 		// n8n's own CA too: n8n may call its own webhook URLs.
 		const cas = [...(this.options.trustedCas ?? []), this.tls.ca].map((pem) => pem.trim()).join('\n');
 		await writeFile(this.extraCaPath, `${cas}\n`);

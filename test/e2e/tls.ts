@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export interface N8nTls {
-	/** PEM of the CA that signed n8n's server certificate: what clients of n8n must trust. */
+export interface LocalhostTls {
+	/** PEM of the CA that signed the server certificate: what clients of the server must trust. */
 	ca: string;
 	caPath: string;
 	keyPath: string;
@@ -15,11 +15,11 @@ export interface N8nTls {
 }
 
 /**
- * n8n's own CA and server certificate (SAN IP:127.0.0.1 and DNS:localhost), made with openssl in `dir`.
- * Kept when they already exist, so a restarted n8n presents the same certificate and anyone who
- * trusts its CA (the sandbox delivering webhooks) keeps trusting it.
+ * A CA and a server certificate it signed (SAN IP:127.0.0.1 and DNS:localhost), made with openssl
+ * in `dir`. Kept when they already exist, so a restarted n8n presents the same certificate and
+ * anyone who trusts its CA (the sandbox delivering webhooks) keeps trusting it.
  */
-export async function ensureN8nTls(dir: string): Promise<N8nTls> {
+export async function ensureLocalhostTls(dir: string, caName: string): Promise<LocalhostTls> {
 	const file = (name: string) => join(dir, name);
 	const tls = { caPath: file('ca.pem'), keyPath: file('server.key'), certPath: file('server.pem') };
 	if (![tls.caPath, tls.keyPath, tls.certPath].every((path) => existsSync(path))) {
@@ -27,7 +27,7 @@ export async function ensureN8nTls(dir: string): Promise<N8nTls> {
 		const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '30'];
 		await run('openssl', [
 			'req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', tls.caPath,
-			'-subj', '/CN=n8n e2e test CA',
+			'-subj', `/CN=${caName}`,
 			'-addext', 'basicConstraints=critical,CA:TRUE',
 			'-addext', 'keyUsage=critical,keyCertSign,cRLSign',
 		]);
