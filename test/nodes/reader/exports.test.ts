@@ -1,0 +1,250 @@
+import { parse } from 'csv-parse/sync';
+import type { INodeParameters } from 'n8n-workflow';
+
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { SandboxClient } from '../../sandbox/testClient';
+import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import {
+	accessLogDuring,
+	asItems,
+	getMany,
+	guarded,
+	invitationCsvRows,
+	joinCsvPages,
+	portfolioCsvRows,
+	readBinary,
+	serviceCredentials,
+	serviceJsonRows,
+	servicePages,
+} from './exportHelpers';
+
+// The list and export operations against the demo sandbox, with a page size of 3 sent from the
+// credential so every listing spans several pages.
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+	trustCa(sandbox.ca);
+});
+
+afterAll(async () => {
+	await sandbox.close();
+});
+
+beforeEach(() => sandbox.control.clearRequests());
+
+const pageSize = 3;
+const run = async (parameters: INodeParameters, resource: string) =>
+	await runWorkflow(readerWorkflow(getMany(resource, parameters)), {
+		credentials: serviceCredentials(sandbox, { pageSize }),
+	});
+
+describe('Portfolio > Get Many', () => {
+	it('returns one item per row across all pages, keyed by the header row, formula guard kept', async () => {
+		let result!: Awaited<ReturnType<typeof run>>;
+		const log = await accessLogDuring(sandbox, async () => {
+			result = await run({ returnAll: true }, 'portfolio');
+		});
+
+		expect(result.run.status).toBe('success');
+		const expected = portfolioCsvRows(sandbox);
+		expect(expected).toHaveLength(10);
+		expect(result.output(READER)).toEqual(asItems(expected));
+		// The guard is there by default: the formula names arrive as text.
+		expect(expected[1].company_name).toBe('\'=HYPERLINK("http://evil.example","click me")');
+
+		const requests = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' });
+		expect(requests.map((r) => r.query)).toEqual([
+			{ format: 'csv', page_size: '3' },
+			{ format: 'csv', page_size: '3', cursor: expect.any(String) },
+			{ format: 'csv', page_size: '3', cursor: expect.any(String) },
+			{ format: 'csv', page_size: '3', cursor: expect.any(String) },
+		]);
+		expect(new Set(requests.map((r) => r.query.cursor)).size).toBe(4);
+		expect(requests.map((r) => [r.reader, r.status])).toEqual(Array(4).fill(['reader', 200]));
+		expect(log).toEqual(
+			[1, 2, 3, 4].map((page) => ({
+				reader: 'reader',
+				export: 'portfolio',
+				path: '/v1/reader/exports/portfolio',
+				format: 'csv',
+				page,
+			})),
+		);
+	});
+
+	it('strips the formula guard when asked', async () => {
+		const result = await run({ returnAll: true, options: { stripFormulaGuard: true } }, 'portfolio');
+		expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox, { strip: true })));
+		expect(result.output(READER)[1].json.company_name).toBe('=HYPERLINK("http://evil.example","click me")');
+	});
+
+	it('asks for format=json when Format is JSON and passes typed rows on unchanged', async () => {
+		const result = await run({ returnAll: true, format: 'json' }, 'portfolio');
+		const companies = new Map(sandbox.control.companies().map((c) => [c.ke, c]));
+		const expected = sandbox.control
+			.shares()
+			.filter((s) => s.state === 'shared')
+			.map((s) => ({
+				ke: s.ke,
+				company_name: companies.get(s.ke)!.name,
+				tier: s.tier,
+				status: companies.get(s.ke)!.status,
+				decision_due: s.decisionDue,
+			}));
+		expect(result.output(READER)).toEqual(asItems(expected));
+		const queries = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' }).map((r) => r.query.format);
+		expect(queries).toEqual(['json', 'json', 'json', 'json']);
+	});
+
+	it('runs once per input item, pairing each row with its item', async () => {
+		const result = await runWorkflow(readerWorkflow(getMany('portfolio', { limit: 2 })), {
+			credentials: serviceCredentials(sandbox, { pageSize }),
+			inputItems: [{ json: {} }, { json: {} }],
+		});
+		const rows = portfolioCsvRows(sandbox).slice(0, 2);
+		expect(result.output(READER)).toEqual([...asItems(rows, 0), ...asItems(rows, 1)]);
+	});
+});
+
+describe('Expiry > Get Many', () => {
+	it.each([
+		['all', undefined],
+		['30', '30'],
+		['60', '60'],
+		['90', '90'],
+	])('Window %s lists what the Service lists for that window, as CSV text values', async (window, sent) => {
+		const result = await run({ returnAll: true, window }, 'expiry');
+
+		const query = sent === undefined ? '' : `&window=${sent}`;
+		const serviceRows = await serviceJsonRows(sandbox, `/v1/reader/exports/expiries?format=json&page_size=100${query}`);
+		expect(serviceRows.length).toBeGreaterThan(0);
+		const asText = serviceRows.map((row) =>
+			Object.fromEntries(Object.entries(row).map(([key, value]) => [key, guarded(String(value))])),
+		);
+		expect(result.output(READER)).toEqual(asItems(asText));
+
+		const requests = sandbox.control.requests({ path: '/v1/reader/exports/expiries' });
+		const nodeRequests = requests.filter((r) => r.query.page_size === '3');
+		expect(nodeRequests[0].query).toEqual(
+			sent === undefined ? { format: 'csv', page_size: '3' } : { format: 'csv', page_size: '3', window: sent },
+		);
+		expect(nodeRequests).toHaveLength(Math.ceil(serviceRows.length / pageSize));
+	});
+
+	it('windows narrow the list: 30 days lists fewer rows than all windows', async () => {
+		const all = await run({ returnAll: true }, 'expiry');
+		const in30 = await run({ returnAll: true, window: '30' }, 'expiry');
+		expect(in30.output(READER).length).toBeLessThan(all.output(READER).length);
+		expect(in30.output(READER).every((item) => item.json.window_days === '30')).toBe(true);
+	});
+});
+
+describe('Invitation > Get Many', () => {
+	it('returns the invitations as CSV rows, guarded cells kept', async () => {
+		const result = await run({ returnAll: true }, 'invitation');
+		const expected = invitationCsvRows(sandbox);
+		expect(result.output(READER)).toEqual(asItems(expected));
+		expect(expected[1]).toMatchObject({ company_name: '\'=cmd|" /C calc"!A0', reader_reference: "'+SUP-002" });
+	});
+
+	it('strips the guard on request', async () => {
+		const result = await run({ returnAll: true, options: { stripFormulaGuard: true } }, 'invitation');
+		expect(result.output(READER)).toEqual(asItems(invitationCsvRows(sandbox, { strip: true })));
+	});
+});
+
+describe('Decision > Get Many', () => {
+	it('pages through the JSON list without a format parameter and passes rows on unchanged', async () => {
+		const result = await runWorkflow(readerWorkflow(getMany('decision', { returnAll: true })), {
+			credentials: serviceCredentials(sandbox, { pageSize: 1 }),
+		});
+		const expected = await serviceJsonRows(sandbox, '/v1/reader/exports/decisions?page_size=100');
+		expect(expected.length).toBe(2);
+		expect(result.output(READER)).toEqual(asItems(expected));
+		const requests = sandbox.control.requests({ path: '/v1/reader/exports/decisions' });
+		expect(requests.slice(0, 2).map((r) => r.query)).toEqual([
+			{ page_size: '1' },
+			{ page_size: '1', cursor: expect.any(String) },
+		]);
+	});
+});
+
+describe('Statement > Get Many', () => {
+	it('lists the statements of policy runs, findings included', async () => {
+		const client = new SandboxClient(sandbox);
+		for (const ke of ['KE-1001', 'KE-1009', 'KE-1010', 'KE-1002']) {
+			const created = await client.request('/v1/reader/policy-runs', { method: 'POST', body: { ke } });
+			expect(created.status).toBe(201);
+		}
+		client.close();
+
+		let result!: Awaited<ReturnType<typeof run>>;
+		const log = await accessLogDuring(sandbox, async () => {
+			result = await run({ returnAll: true }, 'statement');
+		});
+		const expected = sandbox.control.statements();
+		expect(expected).toHaveLength(4);
+		expect(result.output(READER)).toEqual(asItems(expected));
+		expect(log.map((e) => [e.export, e.page])).toEqual([
+			['statements', 1],
+			['statements', 2],
+		]);
+	});
+});
+
+describe('Output: File', () => {
+	it('gives one CSV file equal to the pages joined, the header row once', async () => {
+		const result = await run(
+			{ returnAll: true, output: 'file', binaryPropertyName: 'export' },
+			'portfolio',
+		);
+		const [item] = result.output(READER);
+		expect(item.json).toEqual({ export: 'portfolio', fileName: 'portfolio.csv', pages: 4, rows: 10 });
+		expect(item.pairedItem).toEqual({ item: 0 });
+		expect(item.binary?.export).toMatchObject({ fileName: 'portfolio.csv', mimeType: 'text/csv', fileExtension: 'csv' });
+
+		const pages = await servicePages(sandbox, '/v1/reader/exports/portfolio?format=csv&page_size=3');
+		expect(pages).toHaveLength(4);
+		const file = await readBinary(item.binary?.export);
+		expect(file.toString('utf8')).toBe(joinCsvPages(pages));
+		expect(item.binary?.export.bytes).toBe(file.length);
+	});
+
+	it('writes the same rows as items mode, and strips the guard from the file when asked', async () => {
+		const kept = await run({ returnAll: true, output: 'file' }, 'invitation');
+		const keptFile = (await readBinary(kept.output(READER)[0].binary?.data)).toString('utf8');
+		expect(parse(keptFile, { columns: true })).toEqual(invitationCsvRows(sandbox));
+
+		const stripped = await run(
+			{ returnAll: true, output: 'file', options: { stripFormulaGuard: true } },
+			'invitation',
+		);
+		const strippedFile = (await readBinary(stripped.output(READER)[0].binary?.data)).toString('utf8');
+		expect(parse(strippedFile, { columns: true })).toEqual(invitationCsvRows(sandbox, { strip: true }));
+		// Exactly the two guard quotes are gone; every other byte is as the Service sent it.
+		expect(keptFile.length - strippedFile.length).toBe(2);
+		expect(strippedFile.split('\r\n')[0]).toBe(keptFile.split('\r\n')[0]);
+	});
+
+	it('stops the file at Limit rows without fetching further pages', async () => {
+		const result = await run({ limit: 4, output: 'file' }, 'portfolio');
+		const [item] = result.output(READER);
+		expect(item.json).toEqual({ export: 'portfolio', fileName: 'portfolio.csv', pages: 2, rows: 4 });
+		const whole = joinCsvPages(await servicePages(sandbox, '/v1/reader/exports/portfolio?format=csv&page_size=100'));
+		const firstFour = whole.split('\r\n').slice(0, 5).join('\r\n') + '\r\n';
+		expect((await readBinary(item.binary?.data)).toString('utf8')).toBe(firstFour);
+		const nodeRequests = sandbox.control
+			.requests({ path: '/v1/reader/exports/portfolio' })
+			.filter((r) => r.query.page_size === '3');
+		expect(nodeRequests).toHaveLength(2);
+	});
+
+	it('keeps the window and writes the expiries file under its own name', async () => {
+		const result = await run({ returnAll: true, output: 'file', window: '60' }, 'expiry');
+		const [item] = result.output(READER);
+		expect(item.binary?.data.fileName).toBe('expiries.csv');
+		const pages = await servicePages(sandbox, '/v1/reader/exports/expiries?format=csv&page_size=3&window=60');
+		expect((await readBinary(item.binary?.data)).toString('utf8')).toBe(joinCsvPages(pages));
+	});
+});
