@@ -1,0 +1,101 @@
+import type { Sandbox } from '../../sandbox';
+import { afterFirstAnswer, READER, runReader, sandboxForTests } from './helpers';
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await sandboxForTests();
+});
+
+afterAll(async () => {
+	await sandbox.close();
+});
+
+beforeEach(() => sandbox.control.clearRequests());
+
+const PATH = '/v1/reader/policy-runs';
+const STATEMENT_NOTE =
+	'The statement of this run (its findings, never a verdict) is listed at the statements export, /v1/reader/exports/statements: read it with Statement > Get Many and match it by statement_id or run_id.';
+const runCreate = (ke: string, options: Record<string, unknown> = {}) => ({ resource: 'policyRun', operation: 'create', ke, options });
+
+describe('Policy Run > Create', () => {
+	it('creates the run with the extra fields and says where its statement appears', async () => {
+		const logBefore = sandbox.control.accessLog().length;
+		const result = await runReader(sandbox, runCreate('KE-1010', { extraFields: '{"policy": "standard", "depth": 2}' }));
+
+		const [run] = sandbox.control.policyRuns();
+		expect(result.output(READER)).toEqual([
+			{
+				json: {
+					id: run.id,
+					ke: 'KE-1010',
+					status: 'completed',
+					statement_id: run.statement_id,
+					created_at: run.created_at,
+					statement_location: '/v1/reader/exports/statements',
+					statement_note: STATEMENT_NOTE,
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+		expect(run).toMatchObject({ ke: 'KE-1010', parameters: { policy: 'standard', depth: 2 } });
+		expect(sandbox.control.statements()).toEqual([
+			expect.objectContaining({ id: run.statement_id, run_id: run.id, ke: 'KE-1010' }),
+		]);
+		const [request] = sandbox.control.requests();
+		expect([request.method, request.path, request.reader, request.status]).toEqual(['POST', PATH, 'reader', 201]);
+		expect(request.headers['content-type']).toBe('application/json');
+		expect(JSON.parse(request.body)).toEqual({ ke: 'KE-1010', policy: 'standard', depth: 2 });
+		// A policy run is not an export: nothing is written to the access log.
+		expect(sandbox.control.accessLog()).toHaveLength(logBefore);
+	});
+
+	it('sends only the KE when there are no extra fields', async () => {
+		const result = await runReader(sandbox, runCreate('KE-1001'));
+		expect(result.output(READER)[0].json).toMatchObject({ ke: 'KE-1001', status: 'completed' });
+		expect(sandbox.control.requests().map((r) => JSON.parse(r.body))).toEqual([{ ke: 'KE-1001' }]);
+	});
+
+	it('stops with the share words when the company does not share; no run is created', async () => {
+		const runsBefore = sandbox.control.policyRuns().length;
+		const result = await runReader(sandbox, runCreate('KE-1012'));
+		const error = result.error(READER)!;
+		expect(error.message).toBe('Company KE-1012 does not share with this reader (404): the share may have ended');
+		expect(error.description).toContain('(POST /v1/reader/policy-runs)');
+		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([[PATH, 404]]);
+		expect(sandbox.control.policyRuns()).toHaveLength(runsBefore);
+	});
+
+	it('share revoked between two items: first run created, second { ke, shared: false }', async () => {
+		const stop = afterFirstAnswer(PATH, () => sandbox.control.revokeShare('KE-1008'));
+		let output;
+		try {
+			const result = await runReader(sandbox, runCreate('KE-1008', { whenNotShared: 'outputItem' }), {
+				inputItems: [{ json: {} }, { json: {} }],
+			});
+			output = result.output(READER);
+		} finally {
+			stop();
+		}
+		expect(output[0].json).toMatchObject({ ke: 'KE-1008', status: 'completed' });
+		expect(output[1]).toEqual({ json: { ke: 'KE-1008', shared: false }, pairedItem: { item: 1 } });
+		expect(sandbox.control.requests().map((r) => r.status)).toEqual([201, 404]);
+	});
+
+	it.each([
+		['{"policy": ', /^Extra Fields \(JSON\) is not valid JSON \(.+\): enter a JSON object such as \{"policy": "standard"\}\. \[item 0\]$/],
+		['[1, 2]', /^Extra Fields \(JSON\) must be a JSON object such as \{"policy": "standard"\}, not a list\. \[item 0\]$/],
+		['"standard"', /^Extra Fields \(JSON\) must be a JSON object such as \{"policy": "standard"\}, not string\. \[item 0\]$/],
+		['{"ke": "KE-1002"}', /^Extra Fields \(JSON\) must not contain "ke": the node sets it from its own field\. \[item 0\]$/],
+	])('refuses extra fields %s before any request', async (extraFields, message) => {
+		const result = await runReader(sandbox, runCreate('KE-1001', { extraFields }));
+		expect(result.error(READER)?.message).toMatch(message);
+		expect(sandbox.control.requests()).toEqual([]);
+	});
+
+	it('refuses an empty KE before any request', async () => {
+		const result = await runReader(sandbox, runCreate('={{ $json.ke }}'), { inputItems: [{ json: { ke: '' } }] });
+		expect(result.error(READER)?.message).toBe('KE is empty. Enter the KE exactly as the Service shows it. [item 0]');
+		expect(sandbox.control.requests()).toEqual([]);
+	});
+});
