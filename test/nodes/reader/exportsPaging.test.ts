@@ -1,0 +1,254 @@
+import { Container } from '@n8n/di';
+import { BinaryDataConfig } from 'n8n-core';
+import type { INodeParameters } from 'n8n-workflow';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { accessLogDuring, asItems, getMany, portfolioCsvRows, serviceCredentials } from './exportHelpers';
+
+// Paging, Limit, the cursor parameter, page faults and Service refusals of the list operations.
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+	trustCa(sandbox.ca);
+});
+
+afterAll(async () => {
+	await sandbox.close();
+});
+
+beforeEach(() => sandbox.control.clearRequests());
+afterEach(() => sandbox.control.clearFaults());
+
+const PORTFOLIO = '/v1/reader/exports/portfolio';
+
+async function runPortfolio(
+	parameters: INodeParameters,
+	credentialOptions: Parameters<typeof serviceCredentials>[1] = { pageSize: 3 },
+	nodeOptions = {},
+) {
+	return await runWorkflow(readerWorkflow(getMany('portfolio', parameters), nodeOptions), {
+		credentials: serviceCredentials(sandbox, credentialOptions),
+	});
+}
+
+/** The cursor each portfolio request was sent with, and the status it got, in order. */
+function portfolioRequests() {
+	return sandbox.control.requests({ path: PORTFOLIO }).map((r) => ({ cursor: r.query.cursor, status: r.status }));
+}
+
+/** Files n8n's binary data service holds on disk (temporary files included). */
+function storedFiles(): string[] {
+	const root = Container.get(BinaryDataConfig).localStoragePath;
+	if (!existsSync(root)) return [];
+	return readdirSync(root, { recursive: true, withFileTypes: true })
+		.filter((entry) => entry.isFile())
+		.map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('Return All and Limit', () => {
+	it('Return All follows the cursor through every page', async () => {
+		const result = await runPortfolio({ returnAll: true });
+		expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox)));
+		expect(portfolioRequests().map((r) => r.status)).toEqual([200, 200, 200, 200]);
+	});
+
+	it.each([
+		[1, 1],
+		[3, 1],
+		[4, 2],
+		[7, 3],
+	])('Limit %d returns the first rows and fetches only %d page(s)', async (limit, pages) => {
+		let result!: Awaited<ReturnType<typeof runPortfolio>>;
+		const log = await accessLogDuring(sandbox, async () => {
+			result = await runPortfolio({ limit });
+		});
+		expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox).slice(0, limit)));
+		expect(portfolioRequests()).toHaveLength(pages);
+		expect(log.map((e) => e.page)).toEqual(Array.from({ length: pages }, (_, i) => i + 1));
+	});
+
+	it('Limit defaults to 50', async () => {
+		const result = await runPortfolio({}, { pageSize: 4 });
+		expect(result.output(READER)).toHaveLength(10);
+	});
+
+	it('sends no page size when the credential sets none (the Service default applies)', async () => {
+		const result = await runPortfolio({ returnAll: true }, {});
+		expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox)));
+		expect(sandbox.control.requests({ path: PORTFOLIO }).map((r) => r.query)).toEqual([{ format: 'csv' }]);
+	});
+});
+
+describe('cursor parameter from the credential', () => {
+	it('sends the cursor under the configured name, and stops when the Service ignores it', async () => {
+		// The sandbox reads only `cursor`: told to use `after`, the node sends `after`, gets page 1 again
+		// with the same next cursor, and stops instead of looping for ever.
+		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, cursorParameter: 'after' });
+
+		const requests = sandbox.control.requests({ path: PORTFOLIO });
+		expect(requests).toHaveLength(2);
+		const cursor = requests[1].query.after;
+		expect(requests.map((r) => r.query)).toEqual([
+			{ format: 'csv', page_size: '3' },
+			{ format: 'csv', page_size: '3', after: cursor },
+		]);
+		expect(cursor).toEqual(expect.any(String));
+
+		expect(result.output(READER)).toEqual([]);
+		const error = result.error(READER);
+		expect(error?.message).toBe(
+			'The Service sent back a cursor it had already given, on page 2 of the portfolio export',
+		);
+		expect(error?.description).toBe(
+			`Page 3 would be fetched with cursor "${cursor}" again, so paging would never end. The 6 rows of the 2 earlier pages were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. The Service probably ignores the query parameter "after": check Cursor Parameter under Advanced in the Service API credential.`,
+		);
+	});
+});
+
+describe('a page that fails', () => {
+	it('fails the item after retries on 500, naming the page and its cursor; nothing is passed on', async () => {
+		sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '500', times: 4 });
+		const result = await runPortfolio({ returnAll: true });
+
+		const requests = portfolioRequests();
+		expect(requests.map((r) => r.status)).toEqual([200, 500, 500, 500, 500]);
+		const cursor = requests[1].cursor;
+		expect(new Set(requests.slice(1).map((r) => r.cursor))).toEqual(new Set([cursor]));
+
+		expect(result.run.status).toBe('error');
+		expect(result.output(READER)).toEqual([]);
+		const error = result.error(READER);
+		expect(error?.name).toBe('NodeApiError');
+		expect(error?.message).toBe('The Service failed to answer (500 after 4 attempts)');
+		expect(error?.description).toBe(
+			`Page 2 of the portfolio export (fetched with cursor "${cursor}") failed. The 3 rows of the 1 earlier page were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. This is a fault on the Service's side; try again later. The Service said: "Page 2 of the portfolio export failed (sandbox fault): retry the same cursor." (GET /v1/reader/exports/portfolio)`,
+		);
+		expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(0);
+	});
+
+	it('fails the item when the connection drops on every try of a middle page', async () => {
+		sandbox.control.failPage({ route: 'portfolio', page: 3, mode: 'drop', times: 4 });
+		const result = await runPortfolio({ returnAll: true });
+
+		const requests = portfolioRequests();
+		expect(requests.map((r) => r.status)).toEqual([200, 200, undefined, undefined, undefined, undefined]);
+		const cursor = requests[2].cursor;
+		expect(result.output(READER)).toEqual([]);
+		const error = result.error(READER);
+		expect(error?.name).toBe('NodeApiError');
+		expect(error?.description).toContain(
+			`Page 3 of the portfolio export (fetched with cursor "${cursor}") failed. The 6 rows of the 2 earlier pages were not passed on`,
+		);
+		expect(error?.description).toContain('The connection failed or was dropped during GET /v1/reader/exports/portfolio');
+	});
+
+	it('fails the file too: no file is stored and nothing is passed on', async () => {
+		sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '500', times: 4 });
+		const before = storedFiles();
+		const result = await runPortfolio({ returnAll: true, output: 'file' });
+
+		expect(result.output(READER)).toEqual([]);
+		const cursor = portfolioRequests()[1].cursor;
+		expect(result.error(READER)?.description).toContain(
+			`Page 2 of the portfolio export (fetched with cursor "${cursor}") failed. The 3 rows of the 1 earlier page were not passed on`,
+		);
+		expect(storedFiles()).toEqual(before);
+	});
+
+	it('fails the file when the first page fails, saying nothing was passed on', async () => {
+		sandbox.control.failPage({ route: 'portfolio', page: 1, mode: '500', times: 4 });
+		const result = await runPortfolio({ returnAll: true, output: 'file' });
+		expect(result.error(READER)?.description).toMatch(
+			/^Page 1 of the portfolio export \(fetched without a cursor\) failed\. Nothing was passed on\. /,
+		);
+	});
+
+	it('waits out a 429 with Retry-After and carries on with the same cursor', async () => {
+		sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '429', retryAfterSeconds: 1 });
+		const result = await runPortfolio({ returnAll: true });
+
+		expect(result.run.status).toBe('success');
+		expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox)));
+		const requests = portfolioRequests();
+		expect(requests.map((r) => r.status)).toEqual([200, 429, 200, 200, 200]);
+		expect(requests[2].cursor).toBe(requests[1].cursor);
+	});
+});
+
+describe('the Service refuses', () => {
+	it('a wrong token fails with the 401 words and no items', async () => {
+		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, accessToken: 'svc_not_a_token' });
+		expect(result.output(READER)).toEqual([]);
+		const error = result.error(READER);
+		expect(error?.message).toBe('The Service rejected the access token (401)');
+		expect(error?.description).toMatch(
+			/^Page 1 of the portfolio export \(fetched without a cursor\) failed\. Nothing was passed on\. Check the Access Token in the Service API credential/,
+		);
+		expect(JSON.stringify(error)).not.toContain('svc_not_a_token');
+	});
+
+	it('exports switched off fail with the 403 words', async () => {
+		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, reader: 'noExports' });
+		expect(result.error(READER)?.message).toBe('Exports are not switched on for this reader organisation (403)');
+		expect(result.error(READER)?.description).toContain('Ask the Service to switch exports on for your reader organisation.');
+	});
+
+	it('a reader organisation without a reader admin fails with the 403 words', async () => {
+		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, reader: 'noAdmin' });
+		expect(result.error(READER)?.message).toBe('This reader organisation has no reader admin (403)');
+	});
+});
+
+describe('continue on fail and bad input', () => {
+	it('gives an error item paired with the failing input item, and the other item its rows', async () => {
+		sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '500', times: 4 });
+		const result = await runWorkflow(
+			readerWorkflow(getMany('portfolio', { limit: '={{ $json.limit }}' }), { onError: 'continueRegularOutput' }),
+			{
+				credentials: serviceCredentials(sandbox, { pageSize: 3 }),
+				inputItems: [{ json: { limit: 2 } }, { json: { limit: 5 } }],
+			},
+		);
+
+		expect(result.run.status).toBe('success');
+		const output = result.output(READER);
+		expect(output.slice(0, 2)).toEqual(asItems(portfolioCsvRows(sandbox).slice(0, 2), 0));
+		expect(output).toHaveLength(3);
+		expect(output[2].pairedItem).toEqual({ item: 1 });
+		expect(output[2].json.error).toBe('The Service failed to answer (500 after 4 attempts)');
+		expect(output[2].json.description).toMatch(
+			/^Page 2 of the portfolio export \(fetched with cursor ".+"\) failed\. The 3 rows of the 1 earlier page were not passed on/,
+		);
+	});
+
+	it.each([
+		['Limit', { limit: '={{ 0 }}' }, 'Limit of item 0 is not usable: Enter a whole number of 1 or more, or switch on Return All.'],
+		['Limit', { limit: '={{ 2.5 }}' }, 'Limit of item 0 is not usable: Enter a whole number of 1 or more, or switch on Return All.'],
+		[
+			'Put Output File in Field',
+			{ returnAll: true, output: 'file', binaryPropertyName: ' ' },
+			'Put Output File in Field of item 0 is not usable: Enter the name of the binary field to put the CSV file in, for example "data".',
+		],
+		['Format', { format: '={{ "xml" }}' }, 'Format of item 0 is not usable: Choose CSV or JSON (an expression must give "csv" or "json").'],
+	])('refuses a bad %s before any request', async (_field, parameters, message) => {
+		const result = await runPortfolio(parameters as INodeParameters);
+		const error = result.error(READER);
+		expect(error?.name).toBe('NodeOperationError');
+		expect(error?.message).toBe(message);
+		expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(0);
+		expect(sandbox.control.requests()).toEqual([]);
+	});
+
+	it('refuses a bad Window before any request', async () => {
+		const result = await runWorkflow(readerWorkflow(getMany('expiry', { window: '={{ "45" }}' })), {
+			credentials: serviceCredentials(sandbox),
+		});
+		expect(result.error(READER)?.message).toBe('Window of item 0 is not usable: Choose All Windows or 30, 60 or 90 days.');
+		expect(result.error(READER)?.description).toBe('Item 0 has Window "45". Choose All Windows or 30, 60 or 90 days.');
+		expect(sandbox.control.requests()).toEqual([]);
+	});
+});
