@@ -75,7 +75,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw inputProblem.call(
 			this,
 			itemIndex,
-			`${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} empty: fill in ${names.length > 1 ? 'them' : 'it'} to send the invitation`,
+			`${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} empty: fill ${names.length > 1 ? 'them' : 'it'} in to send the invitation`,
 		);
 	}
 	const reference = text('additionalFields.readerReference');
