@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
 import { accessLogDuring, asItems, getMany, portfolioCsvRows, serviceCredentials } from './exportHelpers';
+import { startRenamingProxy } from './renamingProxy';
 
 // Paging, Limit, the cursor parameter, page faults and Service refusals of the list operations.
 let sandbox: Sandbox;
@@ -84,6 +85,35 @@ describe('Return All and Limit', () => {
 });
 
 describe('cursor parameter from the credential', () => {
+	it('pages through a Service whose cursor parameter is named otherwise', async () => {
+		// The proxy turns `after` into the sandbox's `cursor`, like a Service that reads `after`.
+		const proxy = await startRenamingProxy(sandbox, 'after', 'cursor');
+		try {
+			const result = await runWorkflow(readerWorkflow(getMany('portfolio', { returnAll: true })), {
+				credentials: {
+					serviceApi: {
+						...serviceCredentials(sandbox, { pageSize: 3, cursorParameter: 'after' }).serviceApi,
+						baseUrl: proxy.baseUrl,
+					},
+				},
+			});
+
+			expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox)));
+			const sandboxCursors = sandbox.control.requests({ path: PORTFOLIO }).map((r) => r.query.cursor);
+			expect(sandboxCursors).toHaveLength(4);
+			// The node sent each cursor as `after` and never as `cursor`.
+			expect(proxy.received).toEqual(
+				sandboxCursors.map((cursor) =>
+					cursor === undefined
+						? { format: 'csv', page_size: '3' }
+						: { format: 'csv', page_size: '3', after: cursor },
+				),
+			);
+		} finally {
+			await proxy.close();
+		}
+	});
+
 	it('sends the cursor under the configured name, and stops when the Service ignores it', async () => {
 		// The sandbox reads only `cursor`: told to use `after`, the node sends `after`, gets page 1 again
 		// with the same next cursor, and stops instead of looping for ever.
