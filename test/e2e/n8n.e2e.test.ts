@@ -46,6 +46,14 @@ describe('a real n8n started by the project', () => {
 		expect(nodeItems(run, 'Code')).toEqual([{ greeting: 'hello', sum: 5 }]);
 	}, 60_000);
 
+	test('returns the run data of a failed `n8n execute` with its error', async () => {
+		const workflow = codeWorkflow('e2eFail000000001');
+		workflow.nodes[1].parameters = { jsCode: "throw new Error('failing on purpose');" };
+		const run = await running().executeWorkflow(await running().importWorkflow(workflow));
+		expect(run.status).toBe('error');
+		expect(run.data.resultData.error?.message).toContain('failing on purpose');
+	}, 60_000);
+
 	test('runs a published webhook workflow on an HTTPS POST and records the execution', async () => {
 		const { api } = running();
 		const id = await running().importWorkflow(

@@ -56,7 +56,10 @@ export interface N8n {
 	importWorkflow(workflow: Record<string, unknown>): Promise<string>;
 	/** `n8n import:credentials` of credentials with plain `data` (n8n encrypts it). */
 	importCredentials(credentials: Array<Record<string, unknown>>): Promise<void>;
-	/** `n8n execute --id`: the run data of a successful run; throws with the output otherwise. */
+	/**
+	 * `n8n execute --id`: the run data n8n printed, for a failed run too (`status: 'error'`,
+	 * `data.resultData.error`); throws with the output when there is none (unknown id, crash).
+	 */
 	executeWorkflow(id: string, options?: { timeoutMs?: number }): Promise<ExecuteResult>;
 	/** Whether the running n8n has loaded a node type, e.g. `n8n-nodes-service-reader.serviceReader`. */
 	hasNodeType(name: string, version?: number): Promise<boolean>;
@@ -228,8 +231,14 @@ class N8nInstance implements N8n {
 	}
 
 	async executeWorkflow(id: string, options: { timeoutMs?: number } = {}): Promise<ExecuteResult> {
-		const result = checked(await this.cli(['execute', `--id=${id}`, '--rawOutput'], options), `n8n execute --id=${id}`);
-		return parseExecuteOutput(result.stdout);
+		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput'], options);
+		// A failed run exits 1 and still prints its run data (with resultData.error): return it too.
+		try {
+			return parseExecuteOutput(result.stdout);
+		} catch {
+			checked(result, `n8n execute --id=${id}`);
+			throw new Error(`n8n execute --id=${id} printed no run data:\n${result.stdout.slice(-3000)}`);
+		}
 	}
 
 	async hasNodeType(name: string, version = 1): Promise<boolean> {
