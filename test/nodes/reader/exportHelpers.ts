@@ -1,6 +1,12 @@
 import { Container } from '@n8n/di';
 import { BinaryDataService } from 'n8n-core';
-import type { IBinaryData, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+} from 'n8n-workflow';
 
 import type { AccessLogEntry, ReaderKey, Sandbox } from '../../sandbox';
 import { SandboxClient } from '../../sandbox/testClient';
@@ -9,8 +15,8 @@ import { SandboxClient } from '../../sandbox/testClient';
 export function serviceCredentials(
 	sandbox: Sandbox,
 	options: { reader?: ReaderKey; pageSize?: number; cursorParameter?: string; accessToken?: string } = {},
-) {
-	const advanced: Record<string, unknown> = {};
+): { serviceApi: ICredentialDataDecryptedObject & { advanced: IDataObject } } {
+	const advanced: IDataObject = {};
 	if (options.pageSize !== undefined) {
 		advanced.pageSizeParameter = 'page_size';
 		advanced.pageSize = options.pageSize;
