@@ -13,7 +13,7 @@ import { createApiKey, login, setupOwner } from './n8n-owner';
 import { e2eDir, newState, readState, writeState, type N8nState } from './n8n-state';
 import { ProcessGroup } from './process-group';
 import { ensureLocalhostTls, type LocalhostTls } from './tls';
-import { waitFor } from './wait-for';
+import { GiveUp, waitFor } from './wait-for';
 
 export { installCommunityPackage, packPackage } from './community-package';
 export { nodeItems, parseExecuteOutput, type CliResult, type ExecuteResult } from './n8n-cli';
@@ -149,7 +149,7 @@ class N8nInstance implements N8n {
 		const server = this.process;
 		await waitFor(
 			async () => {
-				if (!server.running) throw new Error(`n8n exited during start:\n${tail(server.text)}`);
+				if (!server.running) throw new GiveUp('n8n exited during start');
 				// Printed after the server is up and active workflows (with their webhooks) are registered.
 				if (!server.text.includes('Editor is now accessible via')) return undefined;
 				const readiness = await httpsRequest(`${this.url}/healthz/readiness`, { ca: this.ca, timeoutMs: 5_000 });

@@ -7,6 +7,9 @@ export interface WaitOptions {
 	intervalMs?: number;
 }
 
+/** Thrown by a probe to end the wait at once (the awaited thing can no longer happen). */
+export class GiveUp extends Error {}
+
 /**
  * Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`:
  * every wait in the e2e tests is bounded. The last probe error is kept for the message.
@@ -19,6 +22,7 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, options: W
 			const value = await probe();
 			if (value !== undefined) return value;
 		} catch (error) {
+			if (error instanceof GiveUp) throw error;
 			lastError = error;
 		}
 		if (Date.now() >= deadline) {
