@@ -248,3 +248,30 @@ describe('Output: File', () => {
 		expect((await readBinary(item.binary?.data)).toString('utf8')).toBe(joinCsvPages(pages));
 	});
 });
+
+describe('access log', () => {
+	it.each([
+		['decision', 'decisions', 'json'],
+		['expiry', 'expiries', 'csv'],
+		['invitation', 'invitations', 'csv'],
+		['portfolio', 'portfolio', 'csv'],
+		['statement', 'statements', 'json'],
+	])('Get Many of %s is written to the reader\'s access log, one entry per page', async (resource, listing, format) => {
+		let result!: Awaited<ReturnType<typeof run>>;
+		const log = await accessLogDuring(sandbox, async () => {
+			result = await run({ returnAll: true }, resource);
+		});
+		const rows = result.output(READER).length;
+		expect(rows).toBeGreaterThan(0);
+		const pages = Math.ceil(rows / pageSize);
+		expect(log).toEqual(
+			Array.from({ length: pages }, (_, i) => ({
+				reader: 'reader',
+				export: listing,
+				path: `/v1/reader/exports/${listing}`,
+				format,
+				page: i + 1,
+			})),
+		);
+	});
+});

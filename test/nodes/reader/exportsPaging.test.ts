@@ -227,6 +227,20 @@ describe('the Service refuses', () => {
 		expect(result.error(READER)?.description).toContain('Ask the Service to switch exports on for your reader organisation.');
 	});
 
+	it('a 404 on a list route is the plain error (no company is involved)', async () => {
+		// A Base URL with an extra path segment makes every route unknown to the sandbox.
+		const credentials = serviceCredentials(sandbox, { pageSize: 3 });
+		const result = await runWorkflow(readerWorkflow(getMany('decision', { returnAll: true })), {
+			credentials: { serviceApi: { ...credentials.serviceApi, baseUrl: `${sandbox.baseUrl}/elsewhere` } },
+		});
+		const error = result.error(READER);
+		expect(error?.message).toBe('The Service has nothing at this address (404)');
+		expect(error?.description).toMatch(/^Page 1 of the decisions export \(fetched without a cursor\) failed\. Nothing was passed on\. /);
+		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
+			['/elsewhere/v1/reader/exports/decisions', 404],
+		]);
+	});
+
 	it('a reader organisation without a reader admin fails with the 403 words', async () => {
 		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, reader: 'noAdmin' });
 		expect(result.error(READER)?.message).toBe('This reader organisation has no reader admin (403)');
