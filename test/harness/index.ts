@@ -4,3 +4,4 @@ export { trustCa } from './tls';
 export { nodeTypes, credentialTypes, registerNodeType, PACKAGE } from './nodeTypes';
 export { TestCredentialsHelper } from './credentialsHelper';
 export { readerWorkflow, READER } from './workflows';
+export * from './trigger';

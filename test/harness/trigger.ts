@@ -1,0 +1,544 @@
+import { execFile } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, request, type Server } from 'node:https';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { Container } from '@n8n/di';
+import { Logger } from '@n8n/backend-common';
+import { HookContext, LoadOptionsContext, WebhookContext } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodePropertyOptions,
+	INodeType,
+	IWebhookData,
+	IWebhookResponseData,
+	IWorkflowExecuteAdditionalData,
+	WebhookSetupMethodNames,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { nodeTypes, PACKAGE, registerNodeType } from './nodeTypes';
+import { createAdditionalData } from './runWorkflow';
+
+/**
+ * Runs a webhook trigger node the way n8n's server does, in process:
+ * - activation and deactivation call the node's webhookMethods inside n8n-core's HookContext, as
+ *   packages/cli/src/webhooks/webhook.service.ts does (checkExists, then create when it answers false);
+ * - each delivery is handed to the node's webhook() inside n8n-core's WebhookContext, and answered
+ *   as packages/cli/src/webhooks/webhook-helpers.ts does for responseMode "onReceived";
+ * - static data is persisted as n8n persists it: production requests load it fresh and save it
+ *   when the node changed it; test registrations keep their own copy (Workflow.setTestStaticData).
+ */
+
+export type WebhookKind = 'production' | 'test';
+
+export interface TriggerHarnessOptions {
+	nodeType: INodeType;
+	/** Node parameters as the user set them; defaults are filled in as the editor does. */
+	parameters?: INodeParameters;
+	credentials: Record<string, ICredentialDataDecryptedObject>;
+	/** Public origin n8n is reached at (n8n's webhook URL setting), e.g. the test receiver's origin. */
+	publicUrl: string;
+	/** Static data a previous n8n process saved (to simulate a restart). */
+	staticData?: IDataObject;
+	nodeName?: string;
+}
+
+const WORKFLOW_ID = 'trigger-test-workflow';
+const WEBHOOK_ID = '5b7c2e0a-4d1f-4c3e-9a51-0f6f3c1d2e7b';
+
+export class TriggerHarness {
+	readonly node: INode;
+
+	/** Static data as n8n would have stored it in its database (JSON). */
+	saved: IDataObject;
+
+	/** Static data of the current test-webhook registration, as n8n caches it. */
+	private testRegistration: IDataObject | undefined;
+
+	private readonly type: string;
+
+	constructor(private readonly options: TriggerHarnessOptions) {
+		this.type = `${PACKAGE}.${options.nodeType.description.name}`;
+		registerNodeType(this.type, options.nodeType);
+		const node: INode = {
+			id: 'trigger',
+			name: options.nodeName ?? options.nodeType.description.defaults.name ?? 'Trigger',
+			type: this.type,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+			credentials: { serviceApi: { id: 'cred-1', name: 'Service API' } },
+			webhookId: WEBHOOK_ID,
+		};
+		node.parameters =
+			NodeHelpers.getNodeParameters(
+				options.nodeType.description.properties,
+				options.parameters ?? {},
+				true,
+				false,
+				node,
+				options.nodeType.description,
+			) ?? {};
+		this.node = node;
+		this.saved = structuredClone(options.staticData ?? {});
+	}
+
+	/** The same workflow in a fresh n8n process that loads the saved static data. */
+	restart(changes: Partial<TriggerHarnessOptions> = {}): TriggerHarness {
+		return new TriggerHarness({ ...this.options, staticData: this.saved, ...changes });
+	}
+
+	/** The node's own static data as saved (what `getWorkflowStaticData('node')` holds). */
+	savedNodeData(): IDataObject {
+		return (this.saved[`node:${this.node.name}`] as IDataObject | undefined) ?? {};
+	}
+
+	/** The node's static data held by the running test registration, if any. */
+	testRegistrationNodeData(): IDataObject | undefined {
+		return this.testRegistration?.[`node:${this.node.name}`] as IDataObject | undefined;
+	}
+
+	webhookUrl(kind: WebhookKind = 'production'): string {
+		const base = kind === 'test' ? `${this.options.publicUrl}/webhook-test` : `${this.options.publicUrl}/webhook`;
+		return `${base}/${this.webhookPath()}`;
+	}
+
+	webhookPath(): string {
+		return NodeHelpers.getNodeWebhookPath(WORKFLOW_ID, this.node, 'webhook', false, false);
+	}
+
+	/**
+	 * Activation (production: the workflow is switched on or n8n starts; test: the editor listens
+	 * for a test event). Returns whether create() ran.
+	 */
+	async activate(kind: WebhookKind = 'production', activation: WorkflowActivateMode = 'activate'): Promise<{ created: boolean }> {
+		const workflow = this.workflow(kind);
+		const exists = await this.hook('checkExists', workflow, kind, activation);
+		if (!exists) await this.hook('create', workflow, kind, activation);
+		this.persist(workflow, kind);
+		return { created: !exists };
+	}
+
+	/** Deactivation (production: workflow switched off; test: the test registration ends). */
+	async deactivate(kind: WebhookKind = 'production'): Promise<void> {
+		const workflow = this.workflow(kind);
+		try {
+			await this.hook('delete', workflow, kind, 'activate');
+		} finally {
+			if (kind === 'test') this.testRegistration = undefined;
+			else this.persist(workflow, kind);
+		}
+	}
+
+	/** Runs one webhook method on its own (e.g. checkExists after a restart). */
+	async runHook(method: WebhookSetupMethodNames, kind: WebhookKind = 'production'): Promise<boolean | undefined> {
+		const workflow = this.workflow(kind);
+		const result = await this.hook(method, workflow, kind, 'activate');
+		this.persist(workflow, kind);
+		return result;
+	}
+
+	/** Hands one HTTP request to the node's webhook() inside a WebhookContext. */
+	async deliver(req: WebhookRequest, res: WebhookResponse, kind: WebhookKind): Promise<IWebhookResponseData> {
+		const workflow = this.workflow(kind);
+		const additionalData = this.additionalData();
+		additionalData.httpRequest = req as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
+		additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
+		const mode: WorkflowExecuteMode = kind === 'test' ? 'manual' : 'webhook';
+		const context = new WebhookContext(workflow, this.node, additionalData, mode, this.webhookData(kind, additionalData), [], null);
+		const result = (await this.options.nodeType.webhook!.call(context)) as IWebhookResponseData;
+		// n8n saves static data after webhook() returns when the node changed it. A test delivery
+		// works on the registration's copy (setTestStaticData), which nothing writes back.
+		if (kind === 'production') this.persist(workflow, kind);
+		return result;
+	}
+
+	/** Runs a loadOptions method inside n8n-core's LoadOptionsContext, as the editor's request does. */
+	async loadOptions(method: string, parameterPath = 'parameters.events'): Promise<INodePropertyOptions[]> {
+		const fn = this.options.nodeType.methods?.loadOptions?.[method];
+		if (!fn) throw new Error(`The node has no loadOptions method "${method}"`);
+		const context = new LoadOptionsContext(this.workflow('production'), this.node, this.additionalData(), parameterPath);
+		return await fn.call(context);
+	}
+
+	private workflow(kind: WebhookKind): Workflow {
+		const workflow = new Workflow({
+			id: WORKFLOW_ID,
+			name: 'Trigger test workflow',
+			nodes: [this.node],
+			connections: {},
+			nodeTypes,
+			active: kind === 'production',
+			settings: {},
+			staticData: structuredClone(this.saved),
+		});
+		if (kind === 'test' && this.testRegistration) workflow.setTestStaticData(structuredClone(this.testRegistration));
+		return workflow;
+	}
+
+	private persist(workflow: Workflow, kind: WebhookKind): void {
+		if (kind === 'test') {
+			// TestWebhooks keeps `workflow.staticData` with the registration, not in the database.
+			this.testRegistration = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+			return;
+		}
+		if (workflow.staticData.__dataChanged === true) {
+			this.saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+		}
+	}
+
+	private additionalData(): IWorkflowExecuteAdditionalData {
+		const additionalData = createAdditionalData(undefined, this.options.credentials);
+		additionalData.webhookBaseUrl = `${this.options.publicUrl}/webhook`;
+		additionalData.webhookTestBaseUrl = `${this.options.publicUrl}/webhook-test`;
+		return additionalData;
+	}
+
+	private webhookData(kind: WebhookKind, additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+		const webhookDescription = this.options.nodeType.description.webhooks![0];
+		return {
+			httpMethod: 'POST',
+			node: this.node.name,
+			path: this.webhookPath(),
+			webhookDescription,
+			workflowId: WORKFLOW_ID,
+			workflowExecuteAdditionalData: additionalData,
+			isTest: kind === 'test',
+		};
+	}
+
+	private async hook(
+		method: WebhookSetupMethodNames,
+		workflow: Workflow,
+		kind: WebhookKind,
+		activation: WorkflowActivateMode,
+	): Promise<boolean | undefined> {
+		const fn = this.options.nodeType.webhookMethods?.default?.[method];
+		if (!fn) return undefined;
+		const additionalData = this.additionalData();
+		const mode: WorkflowExecuteMode = kind === 'test' ? 'manual' : method === 'delete' ? 'internal' : 'trigger';
+		const context = new HookContext(workflow, this.node, additionalData, mode, activation, this.webhookData(kind, additionalData));
+		return (await fn.call(context)) as boolean;
+	}
+}
+
+/** The parts of an express request n8n hands to webhook(): headers, rawBody / readRawBody, body. */
+export interface WebhookRequest extends IncomingMessage {
+	rawBody: Buffer;
+	readRawBody(): Promise<void>;
+	body: unknown;
+	query: Record<string, string>;
+	params: Record<string, string>;
+	header(name: string): string | undefined;
+}
+
+/** The parts of an express response a node uses to answer itself. */
+export interface WebhookResponse {
+	status(code: number): WebhookResponse;
+	send(body?: string | Buffer): WebhookResponse;
+	json(body: unknown): WebhookResponse;
+	end(): WebhookResponse;
+	setHeader(name: string, value: string): WebhookResponse;
+	readonly headersSent: boolean;
+	readonly finished: boolean;
+}
+
+function expressRequest(req: IncomingMessage): WebhookRequest {
+	const request = req as WebhookRequest;
+	// As n8n's raw-body middleware: reads the stream once, on demand.
+	let reading: Promise<void> | undefined;
+	request.readRawBody = () => {
+		reading ??= new Promise<void>((resolve, reject) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => {
+				request.rawBody = Buffer.concat(chunks);
+				resolve();
+			});
+			req.on('error', reject);
+		});
+		return reading;
+	};
+	request.query = Object.fromEntries(new URL(req.url ?? '/', 'https://receiver').searchParams);
+	request.params = {};
+	request.header = (name) => {
+		const value = req.headers[name.toLowerCase()];
+		return Array.isArray(value) ? value.join(', ') : value;
+	};
+	return request;
+}
+
+function expressResponse(res: ServerResponse): WebhookResponse {
+	const response: WebhookResponse = {
+		status(code) {
+			res.statusCode = code;
+			return response;
+		},
+		send(body) {
+			if (!res.headersSent && body !== undefined && !res.hasHeader('content-type')) {
+				res.setHeader('Content-Type', typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream');
+			}
+			res.end(body);
+			return response;
+		},
+		json(body) {
+			if (!res.headersSent) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+			res.end(JSON.stringify(body));
+			return response;
+		},
+		end() {
+			res.end();
+			return response;
+		},
+		setHeader(name, value) {
+			res.setHeader(name, value);
+			return response;
+		},
+		get headersSent() {
+			return res.headersSent;
+		},
+		get finished() {
+			return res.writableEnded;
+		},
+	};
+	return response;
+}
+
+export interface ReceivedExecution {
+	kind: WebhookKind;
+	items: INodeExecutionData[];
+}
+
+export interface ReceiverAnswer {
+	kind: WebhookKind | 'unknown';
+	/** HTTP status answered; undefined when the connection was dropped ("n8n is down"). */
+	status?: number;
+	/** Whether the node's webhook() ran for this request. */
+	handled: boolean;
+}
+
+/** How the receiver misbehaves for its next requests, before it "comes back". */
+export type Outage =
+	/** n8n is down: the connection is dropped without an answer. */
+	| { mode: 'down'; requests: number }
+	/** A proxy answers for n8n (e.g. 503) without reaching it. */
+	| { mode: 'status'; requests: number; status: number }
+	/** n8n runs the node (and starts the workflow) but its 2xx never reaches the Service. */
+	| { mode: 'lostAnswer'; requests: number; status: number };
+
+export interface TriggerReceiver {
+	/** https://127.0.0.1:<port>: pass it as `publicUrl` to the harness. */
+	origin: string;
+	/** webhook() results with workflowData, in arrival order. */
+	executions: ReceivedExecution[];
+	answers: ReceiverAnswer[];
+	/** Errors webhook() threw (n8n answers them with 500). */
+	errors: Error[];
+	outage(outage: Outage): void;
+	/** Whether n8n fills req.rawBody before calling the node (it normally does). */
+	fillRawBody: boolean;
+	close(): Promise<void>;
+}
+
+/**
+ * An https server standing in for n8n's webhook server: routes /webhook/… and /webhook-test/… to
+ * the harness and answers as n8n does for responseMode "onReceived".
+ */
+export async function startTriggerReceiver(
+	tls: { key: string; cert: string },
+	harness: () => TriggerHarness,
+): Promise<TriggerReceiver> {
+	const executions: ReceivedExecution[] = [];
+	const answers: ReceiverAnswer[] = [];
+	const errors: Error[] = [];
+	let outage: Outage | undefined;
+	const sockets = new Set<Socket>();
+
+	const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+		void handle(req, res);
+	});
+	const receiver: TriggerReceiver = {
+		origin: '',
+		executions,
+		answers,
+		errors,
+		fillRawBody: true,
+		outage(next) {
+			outage = next.requests > 0 ? { ...next } : undefined;
+		},
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.close(() => resolve());
+				for (const socket of sockets) socket.destroy();
+			}),
+	};
+
+	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const path = new URL(req.url ?? '/', 'https://receiver').pathname;
+		const current = harness();
+		const kind: WebhookKind | undefined =
+			path === `/webhook/${current.webhookPath()}` ? 'production' : path === `/webhook-test/${current.webhookPath()}` ? 'test' : undefined;
+		const active = outage;
+		if (active && --active.requests <= 0) outage = undefined;
+		if (active?.mode === 'down') {
+			answers.push({ kind: kind ?? 'unknown', handled: false });
+			req.socket.destroy();
+			return;
+		}
+		if (active?.mode === 'status') {
+			answers.push({ kind: kind ?? 'unknown', status: active.status, handled: false });
+			req.resume();
+			res.writeHead(active.status, { 'Content-Type': 'text/plain' }).end('Service Unavailable');
+			return;
+		}
+		if (req.method !== 'POST' || kind === undefined) {
+			answers.push({ kind: kind ?? 'unknown', status: 404, handled: false });
+			req.resume();
+			res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"message":"The requested webhook is not registered."}');
+			return;
+		}
+
+		const request = expressRequest(req);
+		const response = expressResponse(res);
+		if (receiver.fillRawBody) {
+			// As n8n's webhook helpers: read the raw body, then parse JSON into req.body for nodes that want it.
+			await request.readRawBody();
+			try {
+				request.body = JSON.parse(request.rawBody.toString('utf8'));
+			} catch {
+				request.body = {};
+			}
+		}
+		let result: IWebhookResponseData;
+		try {
+			result = await current.deliver(request, response, kind);
+		} catch (error) {
+			errors.push(error as Error);
+			answers.push({ kind, status: 500, handled: true });
+			if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+			res.end('{"message":"Error in workflow"}');
+			return;
+		}
+		if (result.workflowData !== undefined) executions.push({ kind, items: result.workflowData[0] ?? [] });
+		if (active?.mode === 'lostAnswer') {
+			answers.push({ kind, status: active.status, handled: true });
+			if (!res.headersSent) res.writeHead(active.status, { 'Content-Type': 'text/plain' }).end('Bad Gateway');
+			return;
+		}
+		if (result.noWebhookResponse === true) {
+			answers.push({ kind, status: res.statusCode, handled: true });
+			if (!res.writableEnded) res.end();
+			return;
+		}
+		const data =
+			result.workflowData === undefined
+				? (result.webhookResponse ?? { message: 'Webhook call received' })
+				: { message: 'Workflow was started' };
+		answers.push({ kind, status: 200, handled: true });
+		response.status(200).json(data);
+	}
+
+	server.on('connection', (socket: Socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const address = server.address();
+	receiver.origin = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+	return receiver;
+}
+
+/** POSTs to the receiver as a sender would, trusting `ca`. */
+export function postDelivery(
+	url: string,
+	options: { headers: Record<string, string>; body: Buffer | string; ca: string },
+): Promise<{ status: number; body: string }> {
+	const body = Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body);
+	return new Promise((resolve, reject) => {
+		const req = request(url, {
+			method: 'POST',
+			ca: options.ca,
+			agent: false,
+			headers: { 'Content-Type': 'application/json', 'Content-Length': body.length, ...options.headers },
+		});
+		req.on('response', (res) => {
+			const chunks: Buffer[] = [];
+			res.on('data', (chunk: Buffer) => chunks.push(chunk));
+			res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+			res.on('error', reject);
+		});
+		req.on('error', reject);
+		req.end(body);
+	});
+}
+
+const run = promisify(execFile);
+let receiverTlsCache: Promise<{ key: string; cert: string; ca: string }> | undefined;
+
+/**
+ * A CA of the test's own and a receiver certificate it signed (SAN 127.0.0.1), so the sandbox
+ * reaches the receiver only because the test passes the CA in `trustedCas`.
+ */
+export function receiverTls(): Promise<{ key: string; cert: string; ca: string }> {
+	receiverTlsCache ??= (async () => {
+		const dir = await mkdtemp(join(tmpdir(), 'trigger-receiver-tls-'));
+		try {
+			const file = (name: string) => join(dir, name);
+			const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+			await run('openssl', [
+				'req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-days', '2',
+				'-subj', '/CN=Service Trigger Test Receiver CA',
+				'-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+			]);
+			await run('openssl', [
+				'req', '-x509', ...ec, '-keyout', file('leaf.key'), '-out', file('leaf.crt'), '-days', '2',
+				'-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-subj', '/CN=n8n test receiver',
+				'-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-addext', 'basicConstraints=critical,CA:FALSE',
+				'-addext', 'keyUsage=critical,digitalSignature', '-addext', 'extendedKeyUsage=serverAuth',
+			]);
+			return {
+				key: await readFile(file('leaf.key'), 'utf8'),
+				cert: await readFile(file('leaf.crt'), 'utf8'),
+				ca: await readFile(file('ca.crt'), 'utf8'),
+			};
+		} finally {
+			await rm(dir, { recursive: true, force: true });
+		}
+	})();
+	return receiverTlsCache;
+}
+
+export interface LogLine {
+	level: 'error' | 'warn' | 'info' | 'debug';
+	message: string;
+	meta?: unknown;
+}
+
+/** Records what nodes log through `this.logger` (n8n-core's Logger from the DI container). */
+export function captureLogs(): { lines: LogLine[]; restore(): void } {
+	const original = Container.get(Logger);
+	const lines: LogLine[] = [];
+	const record = (level: LogLine['level']) => (message: string, meta?: unknown) => {
+		lines.push({ level, message, meta });
+	};
+	const recorder = {
+		error: record('error'),
+		warn: record('warn'),
+		info: record('info'),
+		debug: record('debug'),
+		scoped: () => recorder,
+	};
+	Container.set(Logger, recorder as unknown as Logger);
+	return { lines, restore: () => Container.set(Logger, original) };
+}

@@ -1,0 +1,245 @@
+import type { IncomingMessage } from 'node:http';
+import { createServer, request, type Server } from 'node:https';
+
+import { receiverTls, trustCa } from '../../harness';
+import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';
+
+const KE = 'KE-1001';
+let setup: TriggerSetup;
+
+beforeAll(async () => {
+	setup = await startTriggerSetup();
+});
+
+afterAll(async () => {
+	await setup.close();
+});
+
+beforeEach(() => {
+	setup.harness = setup.newHarness();
+	setup.sandbox.control.clearRequests();
+});
+
+afterEach(async () => {
+	// Leave no endpoint behind for the next test.
+	for (const endpoint of setup.sandbox.control.webhookEndpoints()) {
+		await fetchDelete(endpoint.id);
+	}
+});
+
+/** Deletes an endpoint at the sandbox the way a reader admin would, behind the node's back. */
+async function fetchDelete(id: string): Promise<void> {
+	const { sandbox } = setup;
+	await new Promise<void>((resolve, reject) => {
+		const req = request(`${sandbox.baseUrl}/v1/reader/webhooks/${id}`, {
+			method: 'DELETE',
+			ca: sandbox.ca,
+			headers: { Authorization: `Bearer ${sandbox.tokens.reader}` },
+		});
+		req.on('response', (res: IncomingMessage) => {
+			res.resume();
+			res.on('end', () => resolve());
+		});
+		req.on('error', reject);
+		req.end();
+	});
+}
+
+async function deliveredExecutions(alertId: string) {
+	await setup.sandbox.control.whenSettled(alertId);
+	return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
+}
+
+describe('Service Trigger lifecycle against the sandbox', () => {
+	it('registers the https production URL and keeps the secret sealed in static data', async () => {
+		const { harness, sandbox } = setup;
+		await expect(harness.activate()).resolves.toEqual({ created: true });
+
+		const [endpoint] = sandbox.control.webhookEndpoints();
+		expect(endpoint.url).toBe(harness.webhookUrl());
+		expect(endpoint.url.startsWith('https://')).toBe(true);
+		expect(sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' })).toHaveLength(1);
+
+		const stored = harness.savedNodeData();
+		expect(stored).toEqual({
+			endpoints: { [harness.webhookUrl()]: { id: endpoint.id, sealedSecret: expect.stringMatching(/^s1\./), createdAt: expect.any(String) } },
+		});
+		const saved = JSON.stringify(harness.saved);
+		const keyBytes = Buffer.from(endpoint.secret.replace(/^whsec_/, ''), 'base64');
+		for (const part of [...secretWindows(endpoint.secret), ...secretWindows(keyBytes.toString('hex')), ...secretWindows(keyBytes.toString('base64url'))]) {
+			expect(saved).not.toContain(part);
+		}
+	});
+
+	it('survives an n8n restart: checkExists holds, nothing is re-registered, deliveries verify', async () => {
+		await setup.harness.activate();
+		const [endpoint] = setup.sandbox.control.webhookEndpoints();
+		setup.harness = setup.harness.restart();
+		setup.sandbox.control.clearRequests();
+
+		await expect(setup.harness.activate('production', 'init')).resolves.toEqual({ created: false });
+		expect(setup.sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' })).toHaveLength(0);
+		expect(setup.sandbox.control.webhookEndpoints().map((e) => e.id)).toEqual([endpoint.id]);
+
+		const alert = setup.sandbox.control.emit('ledger_high', { organisation: KE });
+		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
+	});
+
+	it('re-registers when the Service no longer lists the stored endpoint', async () => {
+		await setup.harness.activate();
+		const [first] = setup.sandbox.control.webhookEndpoints();
+		await fetchDelete(first.id);
+
+		await expect(setup.harness.activate('production', 'init')).resolves.toEqual({ created: true });
+		const [second] = setup.sandbox.control.webhookEndpoints();
+		expect(second.id).not.toBe(first.id);
+		const alert = setup.sandbox.control.emit('share_granted', { organisation: KE });
+		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
+	});
+
+	it('deactivation deletes the endpoint and clears the stored state', async () => {
+		await setup.harness.activate();
+		const [endpoint] = setup.sandbox.control.webhookEndpoints();
+		await setup.harness.deactivate();
+
+		expect(setup.sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${endpoint.id}` })).toHaveLength(1);
+		expect(setup.sandbox.control.webhookEndpoints()).toEqual([]);
+		expect(setup.harness.saved).toEqual({ [`node:${setup.harness.node.name}`]: {} });
+	});
+
+	it('deactivation goes through when the endpoint is already gone (404) and still clears state', async () => {
+		await setup.harness.activate();
+		const stale = setup.harness.restart();
+		await setup.harness.deactivate();
+
+		await expect(stale.deactivate()).resolves.toBeUndefined();
+		expect(setup.sandbox.control.requests({ method: 'DELETE' })).toHaveLength(2);
+		expect(stale.savedNodeData()).toEqual({});
+	});
+
+	it('refuses a non-https webhook URL before any request, saying how to get one', async () => {
+		setup.harness = setup.newHarness({ publicUrl: 'http://localhost:5678' });
+		const failure = setup.harness.activate();
+		await expect(failure).rejects.toThrow('The Service accepts https webhook URLs only');
+		await failure.catch((error: { description?: string }) => {
+			expect(error.description).toMatch(/WEBHOOK_URL/);
+			expect(error.description).toMatch(/reverse proxy/);
+			expect(error.description).toMatch(/tunnel/);
+		});
+		expect(setup.sandbox.control.requests({ method: 'POST' })).toHaveLength(0);
+		expect(setup.sandbox.control.webhookEndpoints()).toEqual([]);
+	});
+
+	it('keeps test and production registrations apart: ending the test leaves production verifying', async () => {
+		const { sandbox } = setup;
+		await setup.harness.activate('production');
+		const savedBeforeTest = JSON.stringify(setup.harness.saved);
+		await setup.harness.activate('test');
+
+		const endpoints = sandbox.control.webhookEndpoints();
+		expect(endpoints.map((e) => e.url).sort()).toEqual([setup.harness.webhookUrl('production'), setup.harness.webhookUrl('test')].sort());
+		// The test registration lives with the registration, not in the saved (database) static data.
+		expect(JSON.stringify(setup.harness.saved)).toBe(savedBeforeTest);
+
+		const testEndpoint = endpoints.find((e) => e.url === setup.harness.webhookUrl('test'))!;
+		const testAlert = sandbox.control.emit('share_revoked', { organisation: KE }, { endpointId: testEndpoint.id });
+		const testRuns = await deliveredExecutions(testAlert.alertId);
+		expect(testRuns.map((e) => e.kind)).toEqual(['test']);
+
+		await setup.harness.deactivate('test');
+		expect(sandbox.control.webhookEndpoints().map((e) => e.url)).toEqual([setup.harness.webhookUrl('production')]);
+		expect(Object.keys(setup.harness.savedNodeData().endpoints as object)).toEqual([setup.harness.webhookUrl('production')]);
+
+		const alert = sandbox.control.emit('ledger_high', { organisation: KE });
+		const runs = await deliveredExecutions(alert.alertId);
+		expect(runs.map((e) => e.kind)).toEqual(['production']);
+	});
+
+	it('after the access token changes: deliveries are refused with a logged reason, re-activation registers afresh', async () => {
+		const { sandbox } = setup;
+		await setup.harness.activate();
+		const otherCredentials = { serviceApi: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.other } };
+		setup.harness = setup.harness.restart({ credentials: otherCredentials });
+
+		const logsBefore = setup.logs.length;
+		const refused = sandbox.control.emit('ledger_high', { organisation: KE });
+		// The sandbox retries a 401 for 24 hours; the first attempt's answer is what counts here.
+		const answered = await sandbox.control.waitForDeliveries((list) =>
+			list.some((d) => d.alertId === refused.alertId && d.attempts.length > 0 && d.attempts[0].status !== undefined),
+		);
+		expect(answered.find((d) => d.alertId === refused.alertId)!.attempts[0].status).toBe(401);
+		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === refused.alertId)).toHaveLength(0);
+		expect(setup.logs.slice(logsBefore).some((l) => l.level === 'warn' && /cannot be unsealed/.test(l.message))).toBe(true);
+
+		expect(await setup.harness.runHook('checkExists')).toBe(false);
+		await expect(setup.harness.activate()).resolves.toEqual({ created: true });
+		const [fresh] = sandbox.control.webhookEndpoints('other');
+		expect(fresh.url).toBe(setup.harness.webhookUrl());
+		const alert = sandbox.control.emit('share_granted', { organisation: KE }, { reader: 'other' });
+		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
+		await setup.harness.deactivate();
+	});
+
+	it('with a Webhook Signing Secret in the credential, registers nothing and verifies with that secret', async () => {
+		const { sandbox } = setup;
+		const external = sandbox.control.addWebhookEndpoint(setup.harness.webhookUrl());
+		const credentials = {
+			serviceApi: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader, advanced: { webhookSigningSecret: external.secret } },
+		};
+		setup.harness = setup.newHarness({ credentials });
+
+		await expect(setup.harness.activate()).resolves.toEqual({ created: false });
+		expect(sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' })).toHaveLength(0);
+		const alert = sandbox.control.emit('finding_new', { organisation: KE, report: 'KS-1001-v2' });
+		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
+	});
+
+	it('loads the Events options from the catalogue, and falls back to the named events', async () => {
+		const fromCatalogue = await setup.harness.loadOptions('getEvents');
+		expect(fromCatalogue.map((o) => o.value)).toEqual(
+			[
+				'finding_new', 'ledger_high', 'ledger_info', 'ledger_low', 'ledger_medium', 'questionnaire_answered',
+				'reader_decision_due', 'reader_invitation_status', 'reader_tier_changed', 'report_superseded',
+				'share_granted', 'share_revoked',
+			],
+		);
+		expect(fromCatalogue.find((o) => o.value === 'ledger_high')!.description).toMatch(/cannot silence/);
+
+		const unreachable = setup.newHarness({ credentials: { serviceApi: { baseUrl: 'https://127.0.0.1:1', accessToken: 'x' } } });
+		const fallback = await unreachable.loadOptions('getEvents');
+		expect(fallback).toHaveLength(10);
+		expect(fallback.map((o) => o.value)).not.toContain('ledger_low');
+	});
+});
+
+describe('Service Trigger create against a Service that returns no secret', () => {
+	// The sandbox always returns a secret; this stand-in answers like a Service that does not.
+	let stub: Server;
+	let origin: string;
+	const seen: string[] = [];
+
+	beforeAll(async () => {
+		const tls = await receiverTls();
+		trustCa(tls.ca);
+		stub = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+			seen.push(`${req.method} ${req.url}`);
+			req.resume();
+			if (req.method === 'POST') res.writeHead(201, { 'Content-Type': 'application/json' }).end('{"id":"we_nosecret","url":"x"}');
+			else res.writeHead(204).end();
+		});
+		await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+		const address = stub.address();
+		origin = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+	});
+
+	afterAll(async () => {
+		await new Promise<void>((resolve) => stub.close(() => resolve()));
+	});
+
+	it('fails clearly, removes the endpoint again and stores nothing', async () => {
+		const harness = setup.newHarness({ credentials: { serviceApi: { baseUrl: origin, accessToken: 'svc_token' } } });
+		await expect(harness.activate()).rejects.toThrow('The Service registered the webhook but returned no signing secret');
+		expect(seen).toEqual(['POST /v1/reader/webhooks', 'DELETE /v1/reader/webhooks/we_nosecret']);
+		expect(harness.savedNodeData()).toEqual({});
+	});
+});
