@@ -1,0 +1,160 @@
+import { postDelivery } from '../../harness';
+import { newSigningSecret, signatureHeader } from '../../sandbox/signing';
+import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';
+
+const KE = 'KE-1001';
+
+/**
+ * Each refusal on its own: 401, no execution, nothing of the body echoed, one log line. The
+ * sandbox sends the stale, future and tampered probes; the header variants it cannot produce are
+ * POSTed straight to the receiver, signed with the endpoint's real secret by the sandbox's signer.
+ */
+describe('Service Trigger refuses what it cannot verify', () => {
+	let setup: TriggerSetup;
+	let secret: string;
+	let url: string;
+
+	beforeAll(async () => {
+		setup = await startTriggerSetup();
+		await setup.harness.activate();
+		[{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+	});
+
+	afterAll(async () => {
+		await setup.harness.deactivate();
+		await setup.close();
+	});
+
+	const now = () => Math.floor(Date.now() / 1000);
+	const body = (alertId: string) =>
+		JSON.stringify({ event_type: 'ledger_high', alert_id: alertId, ids: { organisation: KE }, severity: 'high', occurred_at: '2026-01-01T00:00:00.000Z' });
+	const v1 = (header: string) => /v1=([0-9a-f]+)/.exec(header)![1];
+
+	async function post(headers: Record<string, string>, payload: string) {
+		const logsBefore = setup.logs.length;
+		const answer = await postDelivery(url, { headers, body: payload, ca: setup.receiverCa });
+		return { ...answer, newLogs: setup.logs.slice(logsBefore) };
+	}
+
+	function executionsOf(alertId: string) {
+		return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
+	}
+
+	function expectRefused(answer: { status: number; body: string; newLogs: typeof setup.logs }, alertId: string, reason: RegExp) {
+		expect(answer.status).toBe(401);
+		expect(answer.body).toBe('Unauthorized');
+		expect(executionsOf(alertId)).toHaveLength(0);
+		expect(answer.newLogs).toHaveLength(1);
+		expect(answer.newLogs[0].level).toBe('warn');
+		expect(answer.newLogs[0].message).toMatch(/refused a webhook delivery \(401\)/);
+		expect(answer.newLogs[0].message).toMatch(reason);
+	}
+
+	it('accepts a correctly signed delivery (the baseline every refusal differs from by one thing)', async () => {
+		const payload = body('al_baseline');
+		const answer = await post({ 'Service-Signature': signatureHeader(secret, now(), payload) }, payload);
+		expect(answer.status).toBe(200);
+		expect(executionsOf('al_baseline')).toHaveLength(1);
+	});
+
+	it('refuses a missing header', async () => {
+		expectRefused(await post({}, body('al_noheader')), 'al_noheader', /header is missing/);
+	});
+
+	it('refuses a header without t', async () => {
+		const payload = body('al_not');
+		const header = signatureHeader(secret, now(), payload);
+		expectRefused(await post({ 'Service-Signature': `v1=${v1(header)}` }, payload), 'al_not', /no t/);
+	});
+
+	it('refuses a non-numeric t', async () => {
+		const payload = body('al_nan');
+		const header = signatureHeader(secret, now(), payload);
+		expectRefused(await post({ 'Service-Signature': `t=soon,v1=${v1(header)}` }, payload), 'al_nan', /not a single number/);
+	});
+
+	it('refuses a tampered t (signature made for another second)', async () => {
+		const payload = body('al_tampered_t');
+		const t = now();
+		const header = signatureHeader(secret, t, payload);
+		expectRefused(await post({ 'Service-Signature': `t=${t - 1},v1=${v1(header)}` }, payload), 'al_tampered_t', /no v1 signature matches/);
+	});
+
+	it('refuses a signature made with another secret', async () => {
+		const payload = body('al_wrong_secret');
+		const answer = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), payload) }, payload);
+		expectRefused(answer, 'al_wrong_secret', /no v1 signature matches/);
+	});
+
+	it('refuses an empty v1', async () => {
+		const payload = body('al_empty_v1');
+		expectRefused(await post({ 'Service-Signature': `t=${now()},v1=` }, payload), 'al_empty_v1', /no well-formed v1/);
+	});
+
+	it('refuses a truncated v1', async () => {
+		const payload = body('al_truncated');
+		const header = signatureHeader(secret, now(), payload);
+		expectRefused(await post({ 'Service-Signature': `t=${now()},v1=${v1(header).slice(0, 63)}` }, payload), 'al_truncated', /no well-formed v1/);
+	});
+
+	it('accepts a valid v1 beside invalid ones (secret rotation)', async () => {
+		const payload = body('al_rotation');
+		const t = now();
+		const good = v1(signatureHeader(secret, t, payload));
+		const other = v1(signatureHeader(newSigningSecret(), t, payload));
+		const answer = await post({ 'Service-Signature': `t=${t}, v1=${other}, v1=${good} ,v1=deadbeef` }, payload);
+		expect(answer.status).toBe(200);
+		expect(executionsOf('al_rotation')).toHaveLength(1);
+	});
+
+	it('refuses the same body re-serialised with different whitespace', async () => {
+		const payload = body('al_reserialised');
+		const header = signatureHeader(secret, now(), payload);
+		const reserialised = JSON.stringify(JSON.parse(payload), null, 1);
+		expectRefused(await post({ 'Service-Signature': header }, reserialised), 'al_reserialised', /no v1 signature matches/);
+	});
+
+	it('does not parse or echo a refused body', async () => {
+		const answer = await post({}, '{"event_type": "ledger_high", "alert_id": "al_echo", "note": "ECHO-ME"');
+		expect(answer.status).toBe(401);
+		expect(answer.body).not.toContain('ECHO-ME');
+		expect(answer.newLogs[0].message).not.toContain('ECHO-ME');
+	});
+
+	it.each([
+		['stale t (10 minutes old)', 600, /seconds old/],
+		['future t (10 minutes ahead)', -600, /in the future/],
+	])('refuses a sandbox delivery with a %s', async (_name, ageSeconds, reason) => {
+		const logsBefore = setup.logs.length;
+		const alert = setup.sandbox.control.sendStale('ledger_high', { organisation: KE }, { ageSeconds });
+		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
+		expect(delivery.attempts.map((a) => a.status)).toEqual([401]);
+		expect(executionsOf(alert.alertId)).toHaveLength(0);
+		const newLogs = setup.logs.slice(logsBefore);
+		expect(newLogs).toHaveLength(1);
+		expect(newLogs[0].message).toMatch(reason);
+	});
+
+	it.each([
+		['body', /no v1 signature matches/],
+		['signature', /no v1 signature matches/],
+	] as const)('refuses a sandbox delivery whose %s was tampered with', async (mode, reason) => {
+		const logsBefore = setup.logs.length;
+		const alert = setup.sandbox.control.sendTampered('ledger_high', { organisation: KE }, { mode });
+		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
+		expect(delivery.attempts.map((a) => a.status)).toEqual([401]);
+		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alert.alertId)).toHaveLength(0);
+		const newLogs = setup.logs.slice(logsBefore);
+		expect(newLogs).toHaveLength(1);
+		expect(newLogs[0].message).toMatch(reason);
+	});
+
+	it('logged refusals hold neither the secret, the token nor a signature', () => {
+		const logged = JSON.stringify(setup.logs);
+		expect(setup.logs.length).toBeGreaterThanOrEqual(10);
+		for (const part of [...secretWindows(secret), ...secretWindows(setup.sandbox.tokens.reader)]) {
+			expect(logged).not.toContain(part);
+		}
+		expect(logged).not.toMatch(/[0-9a-f]{64}/);
+	});
+});
