@@ -1,7 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-
-/** A response body stream; typed structurally because node:stream may not be imported (n8n Cloud rule). */
-type Readable = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { CsvPageFilter, parseCsvRows } from '../../../shared/csv';
@@ -12,6 +9,9 @@ import { getServiceSettings, headerValue, serviceRequest } from '../../../shared
 import type { ListExportSpec } from './listOptions';
 
 const NEXT_CURSOR_HEADER = 'x-service-next-cursor';
+
+/** A response body stream; typed structurally because node:stream may not be imported (n8n Cloud rule). */
+type Readable = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
 
 interface ListParameters {
 	format: 'csv' | 'json';
