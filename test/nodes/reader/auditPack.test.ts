@@ -1,3 +1,5 @@
+import type { INodeParameters } from 'n8n-workflow';
+
 import type { Sandbox } from '../../sandbox';
 import { afterFirstAnswer, binaryBytes, READER, runReader, sandboxForTests } from './helpers';
 
@@ -13,7 +15,7 @@ afterAll(async () => {
 
 beforeEach(() => sandbox.control.clearRequests());
 
-const packGet = (ke: string, packId: string, options: Record<string, unknown> = {}) => ({
+const packGet = (ke: string, packId: string, options: INodeParameters = {}) => ({
 	resource: 'auditPack',
 	operation: 'get',
 	ke,

@@ -1,3 +1,5 @@
+import type { INodeParameters } from 'n8n-workflow';
+
 import type { Sandbox } from '../../sandbox';
 import { afterFirstAnswer, READER, runReader, sandboxForTests } from './helpers';
 
@@ -16,7 +18,7 @@ beforeEach(() => sandbox.control.clearRequests());
 const PATH = '/v1/reader/policy-runs';
 const STATEMENT_NOTE =
 	'The statement of this run (its findings, never a verdict) is listed at the statements export, /v1/reader/exports/statements: read it with Statement > Get Many and match it by statement_id or run_id.';
-const runCreate = (ke: string, options: Record<string, unknown> = {}) => ({ resource: 'policyRun', operation: 'create', ke, options });
+const runCreate = (ke: string, options: INodeParameters = {}) => ({ resource: 'policyRun', operation: 'create', ke, options });
 
 describe('Policy Run > Create', () => {
 	it('creates the run with the extra fields and says where its statement appears', async () => {

@@ -1,3 +1,5 @@
+import type { INodeParameters } from 'n8n-workflow';
+
 import { createHash } from 'node:crypto';
 
 import type { Sandbox } from '../../sandbox';
@@ -15,7 +17,7 @@ afterAll(async () => {
 
 beforeEach(() => sandbox.control.clearRequests());
 
-const recordGet = (ke: string, options: Record<string, unknown> = {}) => ({ resource: 'record', operation: 'get', ke, options });
+const recordGet = (ke: string, options: INodeParameters = {}) => ({ resource: 'record', operation: 'get', ke, options });
 const verify = (ks: string, checkCopy = false) => ({ resource: 'record', operation: 'verify', ks, checkCopy });
 const recordPath = (ke: string) => `/v1/reader/exports/records/${ke}`;
 const recordLogEntry = (ke: string) => ({ at: expect.any(String), reader: 'reader', export: 'record', path: recordPath(ke), ke });

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ImportAnswerRow, ImportRow } from '../../../shared/invitationImport';
 import {
@@ -127,11 +127,11 @@ function answeredRows(
 	try {
 		return matchImportAnswer(body, sent, countIsLowerBound);
 	} catch (error) {
-		if (!(error instanceof ImportAnswerError)) throw error;
+		const problem = error instanceof ImportAnswerError ? error : new ImportAnswerError(String(error));
 		throw new NodeApiError(this.getNode(), { rows: sent } as JsonObject, {
 			message: 'The Service did not answer every row of the import',
-			description: error.message,
-			itemIndex: itemOfRow(error.firstUnanswered ?? 1),
+			description: problem.message,
+			itemIndex: itemOfRow(problem.firstUnanswered ?? 1),
 		});
 	}
 }
@@ -167,6 +167,12 @@ function mappedRow(this: IExecuteFunctions, itemIndex: number): ImportRow {
 	return row;
 }
 
+/** Errors from this operation are already n8n errors; anything else is wrapped so it names the item. */
+function nodeError(this: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+}
+
 function errorItem(error: Error & { description?: string }, itemIndex: number): INodeExecutionData {
 	return {
 		json: { error: error.message, ...(error.description ? { description: error.description } : {}) },
@@ -191,7 +197,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 			rows.push(mappedRow.call(this, itemIndex));
 			itemOfRow.push(itemIndex);
 		} catch (error) {
-			if (!this.continueOnFail()) throw error;
+			if (!this.continueOnFail()) throw nodeError.call(this, error, itemIndex);
 			output.push(errorItem(error, itemIndex));
 		}
 	}
@@ -208,7 +214,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 				output.push({ json: rowJson(row, rows[k]), pairedItem: { item: itemOfRow[k] } });
 			});
 		} catch (error) {
-			if (!this.continueOnFail()) throw error;
+			if (!this.continueOnFail()) throw nodeError.call(this, error, itemOfRow[0]);
 			// The one request failed for every row it carried: each of their items gets the error.
 			for (const itemIndex of itemOfRow) output.push(errorItem(error, itemIndex));
 		}

@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'KE-1001',
-		description: 'The company\'s KE, as in ids.organisation of a webhook event or the portfolio export',
+		description: 'The company\'s KE, as webhook events and the portfolio export show it',
 		displayOptions: { show },
 	},
 	{
