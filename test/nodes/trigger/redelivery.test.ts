@@ -1,0 +1,118 @@
+import { retryOffsetsSeconds } from '../../sandbox';
+import { startTriggerSetup, type TriggerSetup } from './setup';
+
+const KE = 'KE-1001';
+
+// 86400: the sandbox runs its 24-hour retry schedule in about a second.
+const timeScale = 86_400;
+
+describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)', () => {
+	let setup: TriggerSetup;
+
+	beforeAll(async () => {
+		setup = await startTriggerSetup({ sandbox: { timeScale } });
+		await setup.harness.activate();
+	});
+
+	afterAll(async () => {
+		await setup.harness.deactivate();
+		await setup.close();
+	});
+
+	function executionsOf(alertId: string) {
+		return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
+	}
+
+	it('starts one execution, not two, when the same alert_id is delivered again', async () => {
+		const { control } = setup.sandbox;
+		const alert = control.emit('ledger_high', { organisation: KE });
+		await control.whenSettled(alert.alertId);
+		control.redeliver(alert.alertId);
+		const deliveries = await control.whenSettled(alert.alertId);
+
+		expect(deliveries.map((d) => [d.kind, d.state, d.attempts.map((a) => a.status)])).toEqual([
+			['event', 'delivered', [200]],
+			['redelivery', 'delivered', [200]],
+		]);
+		expect(executionsOf(alert.alertId)).toHaveLength(1);
+		expect(setup.logs.some((l) => l.message.includes(`alert ${alert.alertId} (ledger_high) was already passed on`))).toBe(true);
+	});
+
+	it('ends the 24-hour retry schedule in exactly one execution when n8n comes back for the last attempt', async () => {
+		const { control } = setup.sandbox;
+		const offsets = retryOffsetsSeconds();
+		expect(offsets[offsets.length - 1]).toBe(24 * 60 * 60);
+		// n8n is down (connections dropped) for every attempt but the last.
+		setup.receiver.outage({ mode: 'down', requests: offsets.length - 1 });
+
+		const alert = control.emit('share_revoked', { organisation: KE });
+		const [delivery] = await control.whenSettled(alert.alertId);
+
+		expect(delivery.state).toBe('delivered');
+		expect(delivery.attempts.map((a) => a.offsetSeconds)).toEqual(offsets);
+		expect(delivery.attempts.slice(0, -1).every((a) => a.status === undefined && a.error !== undefined)).toBe(true);
+		expect(delivery.attempts[delivery.attempts.length - 1].status).toBe(200);
+		expect(executionsOf(alert.alertId)).toHaveLength(1);
+	});
+
+	it('answers 5xx through a proxy while n8n is away, then one execution when it is back', async () => {
+		const { control } = setup.sandbox;
+		setup.receiver.outage({ mode: 'status', status: 503, requests: 3 });
+		const alert = control.emit('report_superseded', { organisation: KE, report: 'KS-1001-v2' });
+		const [delivery] = await control.whenSettled(alert.alertId);
+
+		expect(delivery.attempts.map((a) => a.status)).toEqual([503, 503, 503, 200]);
+		expect(executionsOf(alert.alertId)).toHaveLength(1);
+	});
+
+	it('starts one execution when n8n ran the workflow but its 2xx was lost and the Service retried', async () => {
+		const { control } = setup.sandbox;
+		// The node runs each time, but the answer the Service sees is 502 for the first two attempts.
+		setup.receiver.outage({ mode: 'lostAnswer', status: 502, requests: 2 });
+		const answersBefore = setup.receiver.answers.length;
+		const alert = control.emit('finding_new', { organisation: KE, report: 'KS-1001-v3' });
+		const [delivery] = await control.whenSettled(alert.alertId);
+
+		expect(delivery.attempts.map((a) => a.status)).toEqual([502, 502, 200]);
+		// webhook() ran for all three attempts; only the first passed the alert on.
+		expect(setup.receiver.answers.slice(answersBefore)).toEqual([
+			{ kind: 'production', status: 502, handled: true },
+			{ kind: 'production', status: 502, handled: true },
+			{ kind: 'production', status: 200, handled: true },
+		]);
+		expect(executionsOf(alert.alertId)).toHaveLength(1);
+	});
+
+	it('keeps the memory of passed-on alerts bounded in static data', () => {
+		const seen = setup.harness.savedNodeData().seenAlerts as Array<[string, number]>;
+		expect(Array.isArray(seen)).toBe(true);
+		expect(seen.length).toBe(new Set(seen.map(([id]) => id)).size);
+		expect(seen.length).toBeLessThanOrEqual(1000);
+		expect(seen.map(([id]) => id)).toEqual(expect.arrayContaining(setup.receiver.executions.map((e) => e.items[0].json.alert_id)));
+	});
+});
+
+describe('Service Trigger with Ignore Redeliveries off', () => {
+	let setup: TriggerSetup;
+
+	beforeAll(async () => {
+		setup = await startTriggerSetup({ parameters: { ignoreRedeliveries: false }, sandbox: { timeScale } });
+		await setup.harness.activate();
+	});
+
+	afterAll(async () => {
+		await setup.harness.deactivate();
+		await setup.close();
+	});
+
+	it('starts an execution for every delivery of the same alert_id and remembers nothing', async () => {
+		const { control } = setup.sandbox;
+		const alert = control.emit('ledger_high', { organisation: KE });
+		await control.whenSettled(alert.alertId);
+		control.redeliver(alert.alertId);
+		await control.whenSettled(alert.alertId);
+
+		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alert.alertId)).toHaveLength(2);
+		expect(setup.harness.savedNodeData().seenAlerts).toBeUndefined();
+	});
+});
