@@ -44,8 +44,7 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	if ('problem' in reading) return answer.call(this, 400, `a correctly signed delivery could not be read: ${reading.problem}`);
 	const { item } = reading;
 
-	const events = this.getNodeParameter('events', []) as string[];
-	if (!shouldStartWorkflow(item.event_type, events)) {
+	if (!shouldStartWorkflow(item.event_type, selectedEvents(this.getNodeParameter('events', [])))) {
 		// Acknowledged (2xx) so the Service does not retry an event the user chose not to act on.
 		return {};
 	}
@@ -64,6 +63,12 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	}
 
 	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
+}
+
+/** The Events parameter as a list; an expression may give a comma-separated string instead. */
+function selectedEvents(value: unknown): string[] {
+	const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+	return list.filter((entry): entry is string => typeof entry === 'string').map((entry) => entry.trim()).filter((entry) => entry !== '');
 }
 
 /**
