@@ -130,6 +130,27 @@ describe('Record > Get', () => {
 		});
 	});
 
+	it('with Continue On Fail, a company that does not share gives an error item paired with its input item', async () => {
+		const result = await runReader(sandbox, recordGet('={{ $json.ke }}'), {
+			continueOnFail: true,
+			inputItems: [{ json: { ke: 'KE-1011' } }, { json: { ke: 'KE-1001' } }],
+		});
+		const output = result.output(READER);
+		expect(output[0]).toEqual({
+			json: {
+				error: 'Company KE-1011 does not share with this reader (404): the share may have ended',
+				description: expect.stringContaining('When a share ends, delete or mark the copies you hold of its data.'),
+			},
+			pairedItem: { item: 0 },
+		});
+		expect([output[1].json.ke, output[1].pairedItem]).toEqual(['KE-1001', { item: 1 }]);
+		expect(output).toHaveLength(2);
+		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
+			[recordPath('KE-1011'), 404],
+			[recordPath('KE-1001'), 200],
+		]);
+	});
+
 	it.each([
 		['', 'KE is empty. Enter the KE exactly as the Service shows it. [item 0]'],
 		['   ', 'KE is empty. Enter the KE exactly as the Service shows it. [item 0]'],
