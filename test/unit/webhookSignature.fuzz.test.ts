@@ -71,13 +71,13 @@ function mutate(header: string, body: Buffer, t: number): { header: string; body
 		case 3: {
 			const at = int(64);
 			const lower = v1[at];
-			const replacement = pick([...HEX].filter((c) => c !== lower));
+			const replacement = pick([...HEX].filter((c) => c !== lower) as string[]);
 			return { header: `t=${t},v1=${v1.slice(0, at)}${replacement}${v1.slice(at + 1)}`, body, what: 'v1 digit changed' };
 		}
 		case 4:
 			return { header: `t=${t},v1=${v1.slice(0, int(64))}`, body, what: 'v1 truncated' };
 		case 5:
-			return { header: `t=${t},v1=${v1}${pick(HEX)}${pick(HEX)}`, body, what: 'v1 extended' };
+			return { header: `t=${t},v1=${v1}${pick([...HEX])}${pick([...HEX])}`, body, what: 'v1 extended' };
 		case 6:
 			return { header: `v1=${v1}`, body, what: 't removed' };
 		case 7:
