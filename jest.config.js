@@ -1,12 +1,33 @@
 /** @type {import('jest').Config} */
-module.exports = {
+const shared = {
 	testEnvironment: 'node',
-	roots: ['<rootDir>/test'],
-	testMatch: ['**/*.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
 	},
 	setupFiles: ['<rootDir>/test/setup/env.ts'],
-	testTimeout: 60000,
+};
+
+module.exports = {
+	projects: [
+		{
+			// Unit tests, the sandbox's own tests, the package checks and the in-process node tests.
+			...shared,
+			displayName: 'in-process',
+			roots: ['<rootDir>/test'],
+			testMatch: ['**/*.test.ts'],
+			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$'],
+			slowTestThreshold: 30,
+		},
+		{
+			// A real n8n per test file: installed once by globalSetup, run one file at a time (see package.json).
+			...shared,
+			displayName: 'e2e',
+			roots: ['<rootDir>/test/e2e'],
+			testMatch: ['**/*.e2e.test.ts'],
+			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+			slowTestThreshold: 120,
+		},
+	],
+	testTimeout: 120000,
 	maxWorkers: 2,
 };
