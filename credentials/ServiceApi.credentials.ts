@@ -104,7 +104,7 @@ export class ServiceApi implements ICredentialType {
 					type: 'string',
 					typeOptions: { password: true },
 					default: '',
-					description: 'Signing secret of a webhook endpoint created outside n8n. When set, the Service Trigger verifies deliveries with it instead of the secret it stored when it registered its own endpoint.',
+					description: 'Signing secret of a webhook endpoint you created outside n8n for this workflow\'s URL. When set, the Service Trigger registers no endpoint of its own and verifies every delivery with this secret.',
 				},
 			],
 		},

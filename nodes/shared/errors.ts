@@ -81,14 +81,14 @@ export function describeServiceError(status: number, body: unknown, attempts = 1
 	if (status === 429) {
 		return {
 			code,
-			message: `The Service kept rate-limiting the request (429 after ${attempts} attempts)`,
+			message: `The Service kept rate-limiting the request (429 after ${plural(attempts, 'attempt')})`,
 			description: `Wait a little and run the node again, or fetch fewer pages at a time.${said}`,
 		};
 	}
 	if (status >= 500) {
 		return {
 			code,
-			message: `The Service failed to answer (${status} after ${attempts} attempts)`,
+			message: `The Service failed to answer (${status} after ${plural(attempts, 'attempt')})`,
 			description: `This is a fault on the Service's side; try again later.${said}`,
 		};
 	}
@@ -97,4 +97,8 @@ export function describeServiceError(status: number, body: unknown, attempts = 1
 		message: message ? `The Service refused the request (${status}): ${message}` : `The Service refused the request (${status})`,
 		description: 'Check the parameters of this node against what the Service expects.',
 	};
+}
+
+function plural(count: number, noun: string): string {
+	return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

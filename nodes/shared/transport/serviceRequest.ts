@@ -38,7 +38,7 @@ export interface ServiceCallOptions {
 	itemIndex?: number;
 	/** Statuses handed back to the caller instead of failing (e.g. 404 for "does not share"). */
 	allowStatuses?: number[];
-	/** Total attempts for 429, 5xx and (for idempotent methods) dropped connections. */
+	/** Total attempts for 429, and for idempotent methods also 5xx and dropped connections. */
 	maxAttempts?: number;
 }
 
@@ -56,7 +56,7 @@ export async function getServiceSettings(this: ServiceContext, itemIndex = 0): P
 
 /**
  * One call to the Service, authenticated by the credential's `authenticate` block, retried with
- * backoff (honouring Retry-After) on 429 and 5xx. Failures become NodeApiError in plain words;
+ * backoff (honouring Retry-After) on 429, and for GET/PUT/DELETE also on 5xx and dropped connections. Failures become NodeApiError in plain words;
  * the access token never appears in them.
  */
 export async function serviceRequest<T = unknown>(
@@ -86,7 +86,10 @@ export async function serviceRequest<T = unknown>(
 		if (allowStatuses.includes(statusCode)) {
 			return { ...answer, body: await bodyAsBuffer(answer.body) } as ServiceAnswer<T>;
 		}
-		if (isRetryableStatus(statusCode) && !isLastAttempt) {
+		// A 5xx answer to a POST may come after the Service acted on it: sending it again could create a
+		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
+		const retryable = idempotent ? isRetryableStatus(statusCode) : statusCode === 429;
+		if (retryable && !isLastAttempt) {
 			await drain(answer.body);
 			await sleep(retryDelayMs(attempt, headerValue(answer.headers, 'retry-after'), Date.now()));
 			continue;

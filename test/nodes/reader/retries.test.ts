@@ -1,0 +1,99 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { sandboxCertificates } from '../../sandbox/certs';
+
+// Which answers the transport tries again. A scripted HTTPS stand-in answers each request in turn,
+// because the sandbox only injects faults into paged listings.
+describe('retries', () => {
+	let server: Server;
+	let baseUrl: string;
+	let script: Array<{ status: number; headers?: Record<string, string>; body: string }> = [];
+	let received: string[] = [];
+
+	beforeAll(async () => {
+		const certificates = await sandboxCertificates();
+		trustCa(certificates.ca);
+		server = createServer({ key: certificates.receiver.key, cert: certificates.receiver.cert }, (req, res) => {
+			received.push(`${req.method} ${req.url}`);
+			const answer = script.shift() ?? { status: 500, body: '{"error":{"message":"script exhausted"}}' };
+			req.resume();
+			req.on('end', () => {
+				res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers });
+				res.end(answer.body);
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+
+	afterAll(async () => {
+		server.closeAllConnections();
+		await new Promise((resolve) => server.close(resolve));
+	});
+
+	beforeEach(() => {
+		received = [];
+	});
+
+	const run = async (parameters: Record<string, unknown>) =>
+		await runWorkflow(readerWorkflow(parameters), {
+			credentials: { serviceApi: { baseUrl, accessToken: 'svc_test_token' } },
+		});
+
+	const createInvitation = {
+		resource: 'invitation',
+		operation: 'create',
+		companyName: 'Acme Ltd',
+		registrationNumber: 'GB1',
+		workEmail: 'buyer@acme.example',
+		additionalFields: {},
+	};
+
+	test('a POST answered 503 is not sent again: the Service may already have acted on it', async () => {
+		script = [
+			{ status: 503, body: '{"error":{"code":"unavailable","message":"Try later"}}' },
+			{ status: 201, body: '{"id":"inv_1"}' },
+		];
+
+		const result = await run(createInvitation);
+
+		expect(received).toEqual(['POST /v1/reader/invitations']);
+		expect(result.error(READER)?.message).toBe('The Service failed to answer (503 after 1 attempt)');
+	});
+
+	test('a POST answered 429 is sent again after Retry-After, and succeeds', async () => {
+		script = [
+			{ status: 429, headers: { 'Retry-After': '0' }, body: '{"error":{"code":"rate_limited"}}' },
+			{ status: 201, body: '{"id":"inv_2","status":"sent"}' },
+		];
+
+		const result = await run(createInvitation);
+
+		expect(received).toEqual(['POST /v1/reader/invitations', 'POST /v1/reader/invitations']);
+		expect(result.output(READER).map((item) => item.json)).toEqual([{ id: 'inv_2', status: 'sent' }]);
+	});
+
+	test('a GET answered 503 is tried again and then succeeds', async () => {
+		script = [
+			{ status: 503, body: '{}' },
+			{ status: 200, body: '{"data":[{"event_type":"ledger_high"}]}' },
+		];
+
+		const result = await run({ resource: 'webhook', operation: 'getCatalogue' });
+
+		expect(received).toEqual(['GET /v1/reader/webhooks/catalogue', 'GET /v1/reader/webhooks/catalogue']);
+		expect(result.output(READER).map((item) => item.json)).toEqual([{ event_type: 'ledger_high' }]);
+	});
+
+	test('a GET that keeps failing stops after four attempts with the status in words', async () => {
+		script = Array.from({ length: 4 }, () => ({ status: 502, body: '{"error":{"message":"bad gateway"}}' }));
+
+		const result = await run({ resource: 'webhook', operation: 'getCatalogue' });
+
+		expect(received).toHaveLength(4);
+		expect(result.error(READER)?.message).toBe('The Service failed to answer (502 after 4 attempts)');
+		expect(result.error(READER)?.description).toContain('The Service said: "bad gateway"');
+	});
+});

@@ -1,0 +1,144 @@
+import { describeServiceError, readErrorBody } from '../../nodes/shared/errors';
+import { httpsUrlProblem, pathSegmentProblem } from '../../nodes/shared/ids';
+import { listFromBody } from '../../nodes/shared/listBody';
+import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from '../../nodes/shared/retry';
+import { readServiceSettings } from '../../nodes/shared/settings';
+
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+
+describe('retry rules', () => {
+	test.each([
+		[429, true],
+		[500, true],
+		[503, true],
+		[599, true],
+		[400, false],
+		[401, false],
+		[404, false],
+		[600, false],
+	])('status %i retryable: %s', (status, expected) => {
+		expect(isRetryableStatus(status)).toBe(expected);
+	});
+
+	test('Retry-After in seconds or as an HTTP date wins over backoff', () => {
+		expect(parseRetryAfterMs('7', NOW)).toBe(7000);
+		expect(parseRetryAfterMs(' 0 ', NOW)).toBe(0);
+		expect(parseRetryAfterMs(new Date(NOW + 3000).toUTCString(), NOW)).toBe(3000);
+		expect(parseRetryAfterMs(new Date(NOW - 3000).toUTCString(), NOW)).toBe(0);
+		expect(retryDelayMs(3, '2', NOW)).toBe(2000);
+	});
+
+	test('unreadable or missing Retry-After falls back to doubling backoff, capped', () => {
+		expect(parseRetryAfterMs(undefined, NOW)).toBeUndefined();
+		expect(parseRetryAfterMs('soon', NOW)).toBeUndefined();
+		expect(parseRetryAfterMs('', NOW)).toBeUndefined();
+		expect([0, 1, 2, 3].map((attempt) => retryDelayMs(attempt, 'soon', NOW))).toEqual([500, 1000, 2000, 4000]);
+		expect(retryDelayMs(20, undefined, NOW)).toBe(60_000);
+		expect(retryDelayMs(0, '86400', NOW)).toBe(60_000);
+	});
+});
+
+describe('Service errors in words', () => {
+	test('reads {error: {code, message}}, {message} and raw JSON bytes; ignores anything else', () => {
+		expect(readErrorBody({ error: { code: 'x', message: 'y' } })).toEqual({ code: 'x', message: 'y' });
+		expect(readErrorBody({ message: 'plain' })).toEqual({ code: undefined, message: 'plain' });
+		expect(readErrorBody(Buffer.from('{"error":{"code":"c"}}'))).toEqual({ code: 'c', message: undefined });
+		expect(readErrorBody('<html>oops</html>')).toEqual({});
+		expect(readErrorBody(null)).toEqual({});
+	});
+
+	test('each status and code gets words that tell the user what to do', () => {
+		expect(describeServiceError(401, {}).message).toBe('The Service rejected the access token (401)');
+		expect(describeServiceError(401, {}).description).toMatch(/Check the Access Token/);
+		expect(describeServiceError(403, { error: { code: 'passkey_required' } }).description).toMatch(/confirm their passkey/);
+		expect(describeServiceError(403, { error: { code: 'exports_disabled' } }).message).toMatch(/Exports are not switched on/);
+		expect(describeServiceError(403, { error: { code: 'no_reader_admin' } }).message).toMatch(/no reader admin/);
+		expect(describeServiceError(429, {}, 4).message).toBe('The Service kept rate-limiting the request (429 after 4 attempts)');
+		expect(describeServiceError(500, {}, 1).message).toBe('The Service failed to answer (500 after 1 attempt)');
+		expect(describeServiceError(422, { error: { message: 'bad email' } }).message).toBe(
+			'The Service refused the request (422): bad email',
+		);
+		expect(describeServiceError(400, 'not json').message).toBe('The Service refused the request (400)');
+	});
+});
+
+describe('identifiers in paths', () => {
+	test('accepts opaque ids of letters, digits, dot, underscore and dash', () => {
+		for (const value of ['KE-1001', 'KS_2026.01', 'pack-7', ' KE1 ']) {
+			expect(pathSegmentProblem('KE', value)).toBeUndefined();
+		}
+	});
+
+	test('refuses what is empty or could change the path, naming the field', () => {
+		expect(pathSegmentProblem('KE', '')).toBe('KE is empty. Enter the KE exactly as the Service shows it.');
+		expect(pathSegmentProblem('KE', undefined)).toMatch(/^KE is empty/);
+		for (const value of ['..', '.', 'KE/1', 'KE?x=1', 'KE 1', 'KÉ1', '%2F']) {
+			expect(pathSegmentProblem('pack_id', value)).toMatch(/^pack_id ".*" is malformed/);
+		}
+	});
+
+	test('webhook targets must be absolute https URLs', () => {
+		expect(httpsUrlProblem('URL', 'https://n8n.example.com/webhook/x')).toBeUndefined();
+		expect(httpsUrlProblem('URL', 'http://n8n.example.com/webhook/x')).toBe(
+			'URL "http://n8n.example.com/webhook/x" uses http; the Service accepts https only.',
+		);
+		expect(httpsUrlProblem('URL', 'n8n.example.com')).toMatch(/is not a valid URL/);
+		expect(httpsUrlProblem('URL', '')).toMatch(/is empty/);
+	});
+});
+
+describe('list answers', () => {
+	test('accepts {data}, {items}, {event_types} and bare arrays; refuses anything else', () => {
+		expect(listFromBody({ data: [1] })).toEqual([1]);
+		expect(listFromBody({ items: [2] })).toEqual([2]);
+		expect(listFromBody({ event_types: [3] })).toEqual([3]);
+		expect(listFromBody([4])).toEqual([4]);
+		expect(() => listFromBody({ data: 'x' })).toThrow('The Service answered with something other than a list');
+	});
+});
+
+describe('credential settings', () => {
+	test('documented defaults when Advanced is left empty', () => {
+		expect(readServiceSettings({ baseUrl: 'https://svc.example.com//', accessToken: 't', advanced: {} })).toEqual({
+			settings: {
+				baseUrl: 'https://svc.example.com',
+				cursorParameter: 'cursor',
+				pageSize: undefined,
+				secretEncoding: 'base64',
+				signatureEncoding: 'hex',
+				webhookSigningSecret: undefined,
+			},
+		});
+	});
+
+	test('overrides from Advanced; page size only with a parameter name', () => {
+		const { settings } = readServiceSettings({
+			baseUrl: 'https://svc.example.com',
+			advanced: {
+				cursorParameter: ' after ',
+				pageSizeParameter: 'limit',
+				pageSize: 500,
+				secretEncoding: 'hex',
+				signatureEncoding: 'base64',
+				webhookSigningSecret: ' whsec_abc ',
+			},
+		}) as { settings: Record<string, unknown> };
+		expect(settings).toMatchObject({
+			cursorParameter: 'after',
+			pageSize: { parameter: 'limit', size: 500 },
+			secretEncoding: 'hex',
+			signatureEncoding: 'base64',
+			webhookSigningSecret: 'whsec_abc',
+		});
+		const withoutName = readServiceSettings({ baseUrl: 'https://svc.example.com', advanced: { pageSize: 500 } });
+		expect(withoutName.problem ?? withoutName.settings.pageSize).toBeUndefined();
+	});
+
+	test('a Base URL that is not https, or not a URL, is a problem in words', () => {
+		expect(readServiceSettings({ baseUrl: 'http://svc.example.com' }).problem).toBe(
+			'The Base URL "http://svc.example.com" in the Service API credential must start with https://: the Service is reached over HTTPS only.',
+		);
+		expect(readServiceSettings({ baseUrl: 'svc.example.com' }).problem).toMatch(/is not a valid URL/);
+		expect(readServiceSettings({}).problem).toMatch(/is not a valid URL/);
+	});
+});
