@@ -112,7 +112,7 @@ describe('credential settings', () => {
 	});
 
 	test('overrides from Advanced; page size only with a parameter name', () => {
-		const { settings } = readServiceSettings({
+		const result = readServiceSettings({
 			baseUrl: 'https://svc.example.com',
 			advanced: {
 				cursorParameter: ' after ',
@@ -122,8 +122,9 @@ describe('credential settings', () => {
 				signatureEncoding: 'base64',
 				webhookSigningSecret: ' whsec_abc ',
 			},
-		}) as { settings: Record<string, unknown> };
-		expect(settings).toMatchObject({
+		});
+		expect(result.problem).toBeUndefined();
+		expect(result.problem === undefined && result.settings).toMatchObject({
 			cursorParameter: 'after',
 			pageSize: { parameter: 'limit', size: 500 },
 			secretEncoding: 'hex',

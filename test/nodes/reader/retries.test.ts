@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:https';
+import type { INodeParameters } from 'n8n-workflow';
 import type { AddressInfo } from 'node:net';
 
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
@@ -37,7 +38,7 @@ describe('retries', () => {
 		received = [];
 	});
 
-	const run = async (parameters: Record<string, unknown>) =>
+	const run = async (parameters: INodeParameters) =>
 		await runWorkflow(readerWorkflow(parameters), {
 			credentials: { serviceApi: { baseUrl, accessToken: 'svc_test_token' } },
 		});
