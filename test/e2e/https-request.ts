@@ -5,6 +5,8 @@ export interface HttpsResponse {
 	status: number;
 	headers: IncomingHttpHeaders;
 	body: string;
+	/** The body's exact bytes (for files: `body` is the UTF-8 reading). */
+	bytes: Buffer;
 	/** The body parsed as JSON; throws when it is not JSON. */
 	json<T = unknown>(): T;
 }
@@ -48,11 +50,13 @@ export function httpsRequest(url: string, options: HttpsRequestOptions): Promise
 				res.on('data', (chunk: Buffer) => chunks.push(chunk));
 				res.on('error', reject);
 				res.on('end', () => {
-					const body = Buffer.concat(chunks).toString('utf8');
+					const bytes = Buffer.concat(chunks);
+					const body = bytes.toString('utf8');
 					resolve({
 						status: res.statusCode ?? 0,
 						headers: res.headers,
 						body,
+						bytes,
 						json: <T>() => JSON.parse(body) as T,
 					});
 				});

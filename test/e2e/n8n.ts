@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installCommunityPackage } from './community-package';
 import { freePort, freePorts } from './free-port';
-import { httpsRequest } from './https-request';
+import { httpsRequest, type HttpsResponse } from './https-request';
 import { N8nApi } from './n8n-api';
 import { checked, parseExecuteOutput, runCli, type CliResult, type ExecuteResult } from './n8n-cli';
 import { n8nEnv } from './n8n-env';
 import { n8nInstall, type N8nInstall } from './n8n-install';
-import { createApiKey, login, setupOwner } from './n8n-owner';
+import { createApiKey, login, setupOwner, type OwnerAccount } from './n8n-owner';
 import { e2eDir, newState, readState, writeState, type N8nState } from './n8n-state';
 import { ProcessGroup } from './process-group';
 import { ensureLocalhostTls, type LocalhostTls } from './tls';
@@ -48,12 +48,16 @@ export interface N8n {
 	readonly version: string;
 	/** Public API key (X-N8N-API-KEY) of the owner. */
 	readonly apiKey: string;
+	/** The owner's sign-in for the editor (the demo prints it). */
+	readonly owner: OwnerAccount;
 	/** Public API: activate/deactivate workflows, read executions, call and await webhooks. */
 	readonly api: N8nApi;
 	/** Runs an n8n CLI command on the same user folder and settings (its own task broker port). */
 	cli(args: string[], options?: { timeoutMs?: number }): Promise<CliResult>;
 	/** `n8n import:workflow`; a workflow without an id gets one. Returns the id. */
 	importWorkflow(workflow: Record<string, unknown>): Promise<string>;
+	/** Several workflows in one `n8n import:workflow` (each CLI run takes seconds). Returns their ids. */
+	importWorkflows(workflows: Array<Record<string, unknown>>): Promise<string[]>;
 	/** `n8n import:credentials` of credentials with plain `data` (n8n encrypts it). */
 	importCredentials(credentials: Array<Record<string, unknown>>): Promise<void>;
 	/**
@@ -63,6 +67,11 @@ export interface N8n {
 	executeWorkflow(id: string, options?: { timeoutMs?: number }): Promise<ExecuteResult>;
 	/** Whether the running n8n has loaded a node type, e.g. `n8n-nodes-service-reader.serviceReader`. */
 	hasNodeType(name: string, version?: number): Promise<boolean>;
+	/**
+	 * The editor's internal REST API (`/rest…`) signed in as the owner: what the UI does where the
+	 * public API has no route (credential test, binary data download).
+	 */
+	rest(method: string, path: string, body?: unknown): Promise<HttpsResponse>;
 	/** What the current n8n process printed so far (the log file is `<userFolder>/.e2e/n8n.log`). */
 	logs(): string;
 	/** Stops n8n and starts it again on the same user folder and port. */
@@ -85,6 +94,15 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8n> {
 		await instance.stop();
 		throw error;
 	}
+}
+
+/**
+ * The CA and certificate n8n serves with from `userFolder` (made on first use). Call it before
+ * startN8n({ userFolder }) when a server started earlier must trust n8n, e.g. the sandbox that
+ * delivers webhooks to it.
+ */
+export function n8nTls(userFolder: string): Promise<LocalhostTls> {
+	return ensureLocalhostTls(join(e2eDir(userFolder), 'tls'), 'n8n e2e test CA');
 }
 
 class N8nInstance implements N8n {
@@ -120,6 +138,9 @@ class N8nInstance implements N8n {
 		if (!this.state.apiKey) throw new Error('n8n has not started');
 		return this.state.apiKey;
 	}
+	get owner() {
+		return { ...this.state.owner };
+	}
 	get api() {
 		this.apiClient ??= new N8nApi(this.url, this.ca, this.apiKey);
 		return this.apiClient;
@@ -128,7 +149,7 @@ class N8nInstance implements N8n {
 	async prepare(): Promise<void> {
 		this.state = (await readState(this.userFolder)) ?? newState(await freePort());
 		await writeState(this.userFolder, this.state);
-		this.tls = await ensureLocalhostTls(join(e2eDir(this.userFolder), 'tls'), 'n8n e2e test CA');
+		this.tls = await n8nTls(this.userFolder);
 		// n8n's own CA too: n8n may call its own webhook URLs.
 		const cas = [...(this.options.trustedCas ?? []), this.tls.ca].map((pem) => pem.trim()).join('\n');
 		await writeFile(this.extraCaPath, `${cas}\n`);
@@ -211,10 +232,20 @@ class N8nInstance implements N8n {
 	}
 
 	async importWorkflow(workflow: Record<string, unknown>): Promise<string> {
-		const id = typeof workflow.id === 'string' ? workflow.id : randomBytes(8).toString('hex');
-		const file = await this.importFile('workflow', { ...workflow, id });
-		checked(await this.cli(['import:workflow', `--input=${file}`]), `n8n import:workflow ${id}`);
+		const [id] = await this.importWorkflows([workflow]);
 		return id;
+	}
+
+	async importWorkflows(workflows: Array<Record<string, unknown>>): Promise<string[]> {
+		const withIds = workflows.map((workflow) => ({
+			...workflow,
+			id: typeof workflow.id === 'string' ? workflow.id : randomBytes(8).toString('hex'),
+		}));
+		const ids = withIds.map((workflow) => workflow.id);
+		// import:workflow reads one workflow or an array of them (the export:workflow --all format).
+		const file = await this.importFile('workflow', withIds.length === 1 ? withIds[0] : withIds);
+		checked(await this.cli(['import:workflow', `--input=${file}`]), `n8n import:workflow ${ids.join(', ')}`);
+		return ids;
 	}
 
 	async importCredentials(credentials: Array<Record<string, unknown>>): Promise<void> {
@@ -242,17 +273,16 @@ class N8nInstance implements N8n {
 	}
 
 	async hasNodeType(name: string, version = 1): Promise<boolean> {
-		this.cookie ??= await login({ url: this.url, ca: this.ca }, this.state.owner);
 		// What the editor asks when it opens a node: 200 with the description, 400 for an unknown type.
-		const response = await httpsRequest(`${this.url}/rest/node-types`, {
-			method: 'POST',
-			ca: this.ca,
-			headers: { cookie: this.cookie },
-			body: { nodeInfos: [{ name, version }] },
-		});
+		const response = await this.rest('POST', '/rest/node-types', { nodeInfos: [{ name, version }] });
 		if (response.status === 200) return response.json<{ data: unknown[] }>().data.length === 1;
 		if (response.status === 400 && response.body.includes('Unrecognized node type')) return false;
 		throw new Error(`node types: ${response.status} ${response.body.slice(0, 300)}`);
+	}
+
+	async rest(method: string, path: string, body?: unknown): Promise<HttpsResponse> {
+		this.cookie ??= await login({ url: this.url, ca: this.ca }, this.state.owner);
+		return httpsRequest(`${this.url}${path}`, { method, ca: this.ca, headers: { cookie: this.cookie }, body });
 	}
 
 	logs(): string {

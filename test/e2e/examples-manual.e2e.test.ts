@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { binaryOf, downloadBinary } from './examples/binary-file';
+import { suppliersCsvPath } from './examples/catalog';
+import { credentialId, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { readXlsx } from './examples/xlsx';
+import { nodeItems, packPackage } from './n8n';
+import { repoRoot } from './n8n-install';
+
+// The examples a user runs by hand, in a real n8n with the package installed from its npm pack tarball.
+describe('manual example workflows in a real n8n', () => {
+	let stack: ExampleStack | undefined;
+	let work: string | undefined;
+	const running = () => {
+		if (!stack) throw new Error('the example stack did not start');
+		return stack;
+	};
+
+	beforeAll(async () => {
+		work = await mkdtemp(join(tmpdir(), 'service-e2e-manual-'));
+		const tarball = await packPackage(repoRoot, work);
+		// 4 rows a page: the demo portfolio's 10 companies come in 3 pages.
+		stack = await startExampleStack({ tarball, sandbox: { pageSize: 4 } });
+	}, 300_000);
+
+	afterAll(async () => {
+		await stack?.stop();
+		if (work) await rm(work, { recursive: true, force: true });
+	}, 60_000);
+
+	test('n8n loads both nodes from the tarball, and the Service API credential passes its test', async () => {
+		const { n8n, sandbox } = running();
+		expect(await n8n.hasNodeType('n8n-nodes-service-reader.serviceReader')).toBe(true);
+		expect(await n8n.hasNodeType('n8n-nodes-service-reader.serviceTrigger')).toBe(true);
+
+		// What the credential dialog does: open the credential (secrets redacted), then Test.
+		const opened = await n8n.rest('GET', `/rest/credentials/${credentialId}?includeData=true`);
+		expect(opened.status).toBe(200);
+		const { data } = opened.json<{ data: { data: Record<string, unknown> } }>().data;
+		expect(data.baseUrl).toBe(sandbox.baseUrl);
+		expect(data.accessToken).not.toBe(sandbox.tokens.reader);
+		const before = sandbox.control.requests({ path: '/v1/reader/webhooks/catalogue' }).length;
+		const test = await n8n.rest('POST', '/rest/credentials/test', {
+			credentials: { id: credentialId, name: 'Service API', type: 'serviceApi', data },
+		});
+		expect(test.status).toBe(200);
+		expect(test.json()).toEqual({ data: { status: 'OK', message: expect.any(String) } });
+		const calls = sandbox.control.requests({ path: '/v1/reader/webhooks/catalogue' }).slice(before);
+		expect(calls.map((call) => [call.method, call.reader, call.status])).toEqual([['GET', 'reader', 200]]);
+	}, 60_000);
+
+	test('portfolio example: every page of the export lands in one .xlsx file', async () => {
+		const { n8n, sandbox } = running();
+		const shared = sandbox.control.shares().filter((share) => share.state === 'shared');
+		const pagesBefore = sandbox.control.accessLog().filter((entry) => entry.export === 'portfolio').length;
+
+		const run = await n8n.executeWorkflow(exampleIds.portfolio);
+		expect(run.data.resultData.error).toBeUndefined();
+		const items = nodeItems(run, 'Portfolio: every page');
+		expect(items).toHaveLength(shared.length);
+
+		const file = binaryOf(run, 'Spreadsheet (.xlsx)');
+		expect(file).toMatchObject({ fileName: 'portfolio.xlsx' });
+		const { sheets, rows } = await readXlsx(await downloadBinary(n8n, file));
+		expect(sheets).toEqual(['Portfolio']);
+		// Every company that shares, once, with the columns of the export.
+		expect(rows.map((row) => row.ke).sort()).toEqual(shared.map((share) => share.ke).sort());
+		expect(Object.keys(rows[0])).toEqual(['ke', 'company_name', 'tier', 'status', 'decision_due']);
+		expect(rows).toEqual(items);
+		for (const row of rows) {
+			const share = shared.find((candidate) => candidate.ke === row.ke);
+			expect(row.tier).toBe(share?.tier);
+		}
+		// Names that would run as formulas keep the Service's guard quote in the spreadsheet too.
+		expect(rows.find((row) => row.ke === 'KE-1002')?.company_name).toBe('\'=HYPERLINK("http://evil.example","click me")');
+		expect(rows.find((row) => row.ke === 'KE-1001')?.company_name).toBe('Acme Supplies Ltd');
+		// The sandbox's access log has one entry per page: 10 rows at 4 a page.
+		const pages = sandbox.control.accessLog().filter((entry) => entry.export === 'portfolio').slice(pagesBefore);
+		expect(pages.map((entry) => entry.page)).toEqual([1, 2, 3]);
+	}, 120_000);
+
+	test('invitation example: accepted rows are invited, each refused row comes back on its own branch with its reason', async () => {
+		const { n8n, sandbox } = running();
+		const csvRows = parse(readFileSync(suppliersCsvPath, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+		const invitationsBefore = sandbox.control.invitations().length;
+
+		const run = await n8n.executeWorkflow(exampleIds.invitations);
+		expect(run.data.resultData.error).toBeUndefined();
+
+		const invited = nodeItems(run, 'Invited');
+		const refused = nodeItems(run, 'Refused: fix and send again');
+		// Every row of the file is answered, on exactly one branch.
+		expect([...invited, ...refused].map((item) => item.row).sort()).toEqual(csvRows.map((_, i) => i + 1));
+
+		const created = sandbox.control.invitations().slice(invitationsBefore);
+		expect(invited).toEqual(
+			created.map((invitation) => ({
+				row: csvRows.findIndex((row) => row.registration_number === invitation.registration_number) + 1,
+				company_name: invitation.company_name,
+				invitation_id: invitation.id,
+			})),
+		);
+		expect(invited.map((item) => item.company_name)).toEqual(['Blue Harbour Foods Ltd', 'Kestrel Metals GmbH']);
+
+		const reasons = Object.fromEntries(refused.map((item) => [item.company_name, item.reason]));
+		expect(reasons).toEqual({
+			'Quick Parts': expect.stringContaining('free-mail'),
+			'No Number Ltd': expect.stringContaining('registration number is missing'),
+			'Northwind Traders': expect.stringContaining('already exists'),
+			'Typo Trading': expect.stringContaining('not a valid email address'),
+		});
+	}, 120_000);
+});
