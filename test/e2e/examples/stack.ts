@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { startHttpsSink, type HttpsSink } from '../fixtures/https-sink';
 import { n8nTls, startN8n, type N8n } from '../n8n';
+import { waitFor } from '../wait-for';
 import { filledExample, manualExamples, suppliersCsvPath, triggerExamples, type ExampleName } from './catalog';
 
 /** Fixed ids, so tests and the demo can name the workflows and the credential. */
@@ -107,13 +108,16 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 			const trigger = filledExample(name, exampleIds[name], values).nodes.find((node) => node.webhookId);
 			return `${n8n.url}/webhook/${trigger?.webhookId}/webhook`;
 		};
-		return {
-			n8n,
-			sandbox,
-			sink,
-			webhookUrls: { ledgerAlert: webhookUrl('ledgerAlert'), shareRevoked: webhookUrl('shareRevoked') },
-			stop,
-		};
+		const webhookUrls = { ledgerAlert: webhookUrl('ledgerAlert'), shareRevoked: webhookUrl('shareRevoked') };
+		// The activate call answers before n8n has run the trigger's create(): wait for the registrations.
+		await waitFor(
+			async () => {
+				const registered = sandbox.control.webhookEndpoints().map((endpoint) => endpoint.url);
+				return Object.values(webhookUrls).every((url) => registered.includes(url)) ? true : undefined;
+			},
+			{ what: 'the trigger examples to register their webhook endpoints with the sandbox', timeoutMs: 60_000 },
+		);
+		return { n8n, sandbox, sink, webhookUrls, stop };
 	} catch (error) {
 		await stop().catch(() => undefined);
 		throw error;

@@ -1,0 +1,207 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Delivery } from '../sandbox';
+import { countByAlert, executionItems } from './examples/executions';
+import { chatPath, crmPath, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { packPackage } from './n8n';
+import { repoRoot } from './n8n-install';
+import { waitFor } from './wait-for';
+
+const ledgerTrigger = 'Service Trigger: register changes';
+const shareTrigger = 'Service Trigger: share ended';
+
+/** Status codes n8n answered, one per attempt of each delivery. */
+const statuses = (deliveries: Delivery[]) => deliveries.flatMap((delivery) => delivery.attempts.map((attempt) => attempt.status));
+
+// The trigger examples, activated in a real n8n (package from its tarball), fed by the sandbox's signed deliveries.
+describe('trigger example workflows in a real n8n', () => {
+	let stack: ExampleStack | undefined;
+	let work: string | undefined;
+	const running = () => {
+		if (!stack) throw new Error('the example stack did not start');
+		return stack;
+	};
+	const ledgerExecutions = () => running().n8n.api.executions(exampleIds.ledgerAlert);
+	const chatTexts = () => running().sink.received(chatPath).map((request) => String(JSON.parse(request.body).text));
+
+	/**
+	 * Emits a ledger_high and waits until it started its execution and chat message: everything sent
+	 * before it has been answered by then, so counts taken afterwards are settled.
+	 */
+	async function barrier(): Promise<string> {
+		const { sandbox, n8n, sink } = running();
+		const executionsBefore = (await ledgerExecutions()).length;
+		const messagesBefore = sink.received(chatPath).length;
+		const alert = sandbox.control.emit('ledger_high', { organisation: 'KE-1001' });
+		await sandbox.control.whenSettled(alert.alertId);
+		await n8n.api.waitForExecutions(exampleIds.ledgerAlert, executionsBefore + 1);
+		await sink.waitForRequests(chatPath, messagesBefore + 1);
+		return alert.alertId;
+	}
+
+	beforeAll(async () => {
+		work = await mkdtemp(join(tmpdir(), 'service-e2e-trigger-'));
+		const tarball = await packPackage(repoRoot, work);
+		stack = await startExampleStack({ tarball });
+	}, 300_000);
+
+	afterAll(async () => {
+		await stack?.stop();
+		if (work) await rm(work, { recursive: true, force: true });
+	}, 60_000);
+
+	test('activation registered one https endpoint per trigger with n8n\'s real webhook URL', () => {
+		const { sandbox, webhookUrls, n8n } = running();
+		const endpoints = sandbox.control.webhookEndpoints();
+		expect(endpoints.map((endpoint) => endpoint.url).sort()).toEqual(
+			[webhookUrls.ledgerAlert, webhookUrls.shareRevoked].sort(),
+		);
+		for (const endpoint of endpoints) expect(endpoint.url.startsWith(`${n8n.url}/webhook/`)).toBe(true);
+		expect(n8n.url).toMatch(/^https:\/\//);
+		const registrations = sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' });
+		expect(registrations.map((request) => request.status)).toEqual([201, 201]);
+	});
+
+	test('ledger_high and ledger_medium post one chat message per alert; other events start nothing', async () => {
+		const { sandbox, n8n, sink } = running();
+		const high = [
+			sandbox.control.emit('ledger_high', { organisation: 'KE-1010' }),
+			sandbox.control.emit('ledger_high', { organisation: 'KE-1009' }),
+		];
+		const medium = sandbox.control.emit('ledger_medium', { organisation: 'KE-1003' });
+		const other = sandbox.control.emit('reader_tier_changed', { organisation: 'KE-1001' });
+		for (const alert of [...high, medium, other]) {
+			// Both endpoints acknowledged every delivery at the first attempt.
+			expect(statuses(await sandbox.control.whenSettled(alert.alertId))).toEqual([200, 200]);
+		}
+		await barrier();
+
+		const counts = countByAlert(await ledgerExecutions(), ledgerTrigger);
+		for (const alert of [...high, medium]) expect(counts[alert.alertId]).toBe(1);
+		expect(counts[other.alertId]).toBeUndefined();
+		const executions = await ledgerExecutions();
+		expect(executions.map((execution) => execution.status)).toEqual(executions.map(() => 'success'));
+
+		const texts = chatTexts();
+		for (const alert of [...high, medium]) expect(texts.filter((text) => text.includes(alert.alertId))).toHaveLength(1);
+		expect(texts.find((text) => text.includes(high[0].alertId))).toContain('ledger_high, severity high) for company KE-1010');
+		expect(sink.received(chatPath).every((request) => request.method === 'POST')).toBe(true);
+
+		// ledger_high cannot be silenced, so it also starts the share workflow, whose filter stops it.
+		const shareRuns = await n8n.api.executions(exampleIds.shareRevoked);
+		expect(countByAlert(shareRuns, shareTrigger)[high[0].alertId]).toBe(1);
+		expect(sink.received(crmPath)).toEqual([]);
+	}, 120_000);
+
+	test('share_revoked marks the company\'s copy as ended in the CRM', async () => {
+		const { sandbox, n8n, sink } = running();
+		const alert = sandbox.control.revokeShare('KE-1004');
+		expect(statuses(await sandbox.control.whenSettled(alert.alertId))).toEqual([200, 200]);
+
+		const [patch] = await sink.waitForRequests(crmPath, 1);
+		expect({ method: patch.method, path: patch.path, body: JSON.parse(patch.body) }).toEqual({
+			method: 'PATCH',
+			path: '/crm/companies/KE-1004',
+			body: { share: 'ended' },
+		});
+		const runs = await n8n.api.waitForExecutions(exampleIds.shareRevoked, 1);
+		const run = runs.find((execution) => countByAlert([execution], shareTrigger)[alert.alertId]);
+		expect(run?.status).toBe('success');
+		expect(executionItems(run!, 'Get record (Output Item when not shared)')).toEqual([{ ke: 'KE-1004', shared: false }]);
+		// The record route answered 404 for the ended share, and nothing else was marked.
+		const fetches = sandbox.control.requests({ path: '/v1/reader/exports/records/KE-1004' });
+		expect(fetches.map((request) => request.status)).toEqual([404]);
+		await barrier();
+		expect(sink.received(crmPath)).toHaveLength(1);
+		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBeUndefined();
+	}, 120_000);
+
+	test('tampered and stale deliveries get 401 and start no execution', async () => {
+		const { sandbox, n8n } = running();
+		const probes = [
+			sandbox.control.sendTampered('ledger_high', { organisation: 'KE-1002' }, { mode: 'body' }),
+			sandbox.control.sendTampered('ledger_high', { organisation: 'KE-1002' }, { mode: 'signature' }),
+			sandbox.control.sendStale('ledger_high', { organisation: 'KE-1002' }, { ageSeconds: 301 }),
+		];
+		for (const probe of probes) {
+			expect(statuses(await sandbox.control.whenSettled(probe.alertId))).toEqual([401, 401]);
+		}
+		await barrier();
+
+		const ledgerCounts = countByAlert(await ledgerExecutions(), ledgerTrigger);
+		const shareCounts = countByAlert(await n8n.api.executions(exampleIds.shareRevoked), shareTrigger);
+		for (const probe of probes) {
+			expect(ledgerCounts[probe.alertId]).toBeUndefined();
+			expect(shareCounts[probe.alertId]).toBeUndefined();
+			expect(chatTexts().some((text) => text.includes(probe.alertId))).toBe(false);
+		}
+		// The reason goes to n8n's log, never to the sender.
+		expect(n8n.logs()).toContain('Service Trigger refused a webhook delivery (401)');
+	}, 120_000);
+
+	test('a redelivered alert_id starts one execution', async () => {
+		const { sandbox } = running();
+		const alert = sandbox.control.emit('ledger_high', { organisation: 'KE-1005' });
+		await sandbox.control.whenSettled(alert.alertId);
+		await barrier();
+		sandbox.control.redeliver(alert.alertId);
+		const deliveries = await sandbox.control.whenSettled(alert.alertId);
+		// Acknowledged (so the Service stops retrying), and nothing more started.
+		expect(deliveries.map((delivery) => [delivery.kind, delivery.state])).toEqual([
+			['event', 'delivered'],
+			['event', 'delivered'],
+			['redelivery', 'delivered'],
+			['redelivery', 'delivered'],
+		]);
+		await barrier();
+
+		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBe(1);
+		expect(chatTexts().filter((text) => text.includes(alert.alertId))).toHaveLength(1);
+	}, 120_000);
+
+	test('after an n8n restart, deliveries still verify and no endpoint is registered again', async () => {
+		const { sandbox, n8n } = running();
+		const endpointsBefore = sandbox.control.webhookEndpoints().map((endpoint) => endpoint.id).sort();
+		const registrationsBefore = sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' }).length;
+
+		await n8n.restart();
+
+		const alert = sandbox.control.emit('ledger_high', { organisation: 'KE-1006' });
+		expect(statuses(await sandbox.control.whenSettled(alert.alertId))).toEqual([200, 200]);
+		await barrier();
+		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBe(1);
+		expect(chatTexts().filter((text) => text.includes(alert.alertId))).toHaveLength(1);
+		expect(sandbox.control.webhookEndpoints().map((endpoint) => endpoint.id).sort()).toEqual(endpointsBefore);
+		expect(sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' })).toHaveLength(registrationsBefore);
+	}, 240_000);
+
+	test('deactivating a trigger workflow deletes its endpoint at the Service and forgets its state', async () => {
+		const { sandbox, n8n, webhookUrls } = running();
+		const endpoint = sandbox.control.webhookEndpoints().find((candidate) => candidate.url === webhookUrls.ledgerAlert);
+		expect(endpoint).toBeDefined();
+		const staticBefore = await n8n.api.request<{ staticData: Record<string, { endpoints?: object }> }>(
+			'GET',
+			`/workflows/${exampleIds.ledgerAlert}`,
+		);
+		expect(Object.keys(staticBefore.staticData[`node:${ledgerTrigger}`]?.endpoints ?? {})).toEqual([webhookUrls.ledgerAlert]);
+
+		await n8n.api.deactivateWorkflow(exampleIds.ledgerAlert);
+
+		// Like activation, the deactivate call answers before n8n has run the trigger's delete().
+		const deletes = await waitFor(
+			async () => {
+				const seen = sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${endpoint?.id}` });
+				return seen.length > 0 ? seen : undefined;
+			},
+			{ what: 'the DELETE of the ledger workflow\'s endpoint', timeoutMs: 30_000 },
+		);
+		expect(deletes.map((request) => request.status)).toEqual([204]);
+		expect(sandbox.control.webhookEndpoints().map((candidate) => candidate.url)).toEqual([webhookUrls.shareRevoked]);
+		const staticAfter = await n8n.api.request<{ staticData: Record<string, { endpoints?: object }> | null }>(
+			'GET',
+			`/workflows/${exampleIds.ledgerAlert}`,
+		);
+		expect(staticAfter.staticData?.[`node:${ledgerTrigger}`]?.endpoints).toBeUndefined();
+	}, 120_000);
+});
