@@ -1,0 +1,147 @@
+/**
+ * `npm run demo [-- --once]`: builds and packs the package, starts the Service sandbox (demo data)
+ * and a real n8n with the package installed from its tarball and the example workflows imported,
+ * activates the trigger examples, has the sandbox send a few signed events, runs the manual
+ * examples, and prints the editor URL, the login and what ran. Ctrl-C stops everything.
+ * With --once it stops by itself and exits 0 only if the ledger_high and portfolio examples succeeded.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exampleFiles, readExample, type ExampleName } from '../test/e2e/examples/catalog';
+import { alertIdsOf } from '../test/e2e/examples/executions';
+import { chatPath, crmPath, exampleIds, startExampleStack, type ExampleStack } from '../test/e2e/examples/stack';
+import { packPackage, type Execution } from '../test/e2e/n8n';
+import { n8nInstall, repoRoot } from '../test/e2e/n8n-install';
+import { waitFor } from '../test/e2e/wait-for';
+import { executionTable } from './demo/report';
+
+const once = process.argv.includes('--once');
+// Bounds the whole --once run, n8n's first install included, so CI never hangs on it.
+const ONCE_LIMIT_MS = 25 * 60_000;
+const say = (line: string) => process.stdout.write(`demo: ${line}\n`);
+/** Stops whatever has been started so far (replaced once there is something to stop). */
+let stopAll = async (): Promise<void> => undefined;
+
+function run(command: string, args: string[]): Promise<void> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(command, args, { cwd: repoRoot, stdio: 'inherit' });
+		child.on('error', reject);
+		child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+	});
+}
+
+/** Signed events from the Service, as a real one would send them. */
+async function sendEvents(stack: ExampleStack): Promise<{ ledgerHigh: string }> {
+	const { control } = stack.sandbox;
+	const ledgerHigh = control.emit('ledger_high', { organisation: 'KE-1010' }, { severity: 'high' });
+	const alerts = [
+		ledgerHigh,
+		control.emit('ledger_medium', { organisation: 'KE-1009' }),
+		control.revokeShare('KE-1004'),
+		control.emit('reader_tier_changed', { organisation: 'KE-1001' }),
+	];
+	for (const alert of alerts) {
+		const deliveries = await control.whenSettled(alert.alertId);
+		const answers = deliveries.flatMap((delivery) => delivery.attempts.map((attempt) => attempt.status ?? attempt.error));
+		say(`  ${alert.eventType.padEnd(20)} ${alert.alertId}  n8n answered ${answers.join(', ')}`);
+	}
+	return { ledgerHigh: ledgerHigh.alertId };
+}
+
+async function executionsOf(stack: ExampleStack): Promise<Record<ExampleName, Execution[]>> {
+	const names = Object.keys(exampleFiles) as ExampleName[];
+	const lists = await Promise.all(names.map((name) => stack.n8n.api.executions(exampleIds[name])));
+	return Object.fromEntries(names.map((name, i) => [name, lists[i]])) as Record<ExampleName, Execution[]>;
+}
+
+async function main(): Promise<number> {
+	say('installing n8n when missing (the first time takes a few minutes)...');
+	const install = await n8nInstall();
+	say(`n8n ${install.version} is installed`);
+	say('building the package (npm run bundle)...');
+	await run('npm', ['run', '--silent', 'bundle']);
+	const work = await mkdtemp(join(tmpdir(), 'service-demo-'));
+	let stack: ExampleStack | undefined;
+	stopAll = async () => {
+		await stack?.stop();
+		await rm(work, { recursive: true, force: true });
+	};
+	const onSignal = () => {
+		say('stopping n8n, the sandbox and the sink...');
+		void stopAll().finally(() => process.exit(130));
+	};
+	process.once('SIGINT', onSignal);
+	process.once('SIGTERM', onSignal);
+
+	try {
+		const tarball = await packPackage(repoRoot, work);
+		say(`packed ${tarball}`);
+		// 4 rows a page, so the portfolio example really pages (10 companies, 3 pages).
+		stack = await startExampleStack({ tarball, sandbox: { pageSize: 4 }, log: (line) => say(line) });
+
+		say('the sandbox sends signed events:');
+		const { ledgerHigh } = await sendEvents(stack);
+		for (const name of ['portfolio', 'invitations'] as const) {
+			const result = await stack.n8n.executeWorkflow(exampleIds[name]);
+			say(`ran "${readExample(name).name}": ${result.status ?? (result.data.resultData.error ? 'error' : 'success')}`);
+		}
+		// Trigger executions run in n8n after it answered the delivery: wait for them, bounded.
+		const { api } = stack.n8n;
+		await api.waitForExecutions(exampleIds.ledgerAlert, 2, 60_000).catch(() => undefined);
+		await api.waitForExecutions(exampleIds.shareRevoked, 2, 60_000).catch(() => undefined);
+		await waitFor(async () => (stack?.sink.received(crmPath).length ? true : undefined), {
+			what: 'the CRM stand-in to be marked',
+			timeoutMs: 30_000,
+		}).catch(() => undefined);
+
+		const executions = await executionsOf(stack);
+		const rows = (Object.keys(exampleFiles) as ExampleName[]).map((name) => ({
+			workflow: readExample(name).name,
+			executions: executions[name],
+		}));
+		const { n8n, sink } = stack;
+		process.stdout.write(`\n${executionTable(rows)}\n\n`);
+		for (const request of sink.received(chatPath)) say(`chat (Slack stand-in) got: ${JSON.parse(request.body).text}`);
+		for (const request of sink.received(crmPath)) say(`CRM stand-in got: ${request.method} ${request.path} ${request.body}`);
+		process.stdout.write(
+			[
+				'',
+				`n8n editor:  ${n8n.url}   (its certificate comes from a CA made for the demo: ${n8n.caPath})`,
+				`login:       ${n8n.owner.email} / ${n8n.owner.password}`,
+				`sandbox:     ${stack.sandbox.baseUrl}  (reader token ${stack.sandbox.tokens.reader})`,
+				'',
+			].join('\n'),
+		);
+
+		const ledgerOk = executions.ledgerAlert.some(
+			(execution) => execution.status === 'success' && alertIdsOf([execution], 'Service Trigger: register changes')[0] === ledgerHigh,
+		);
+		const portfolioOk = executions.portfolio.some((execution) => execution.status === 'success');
+		say(`ledger_high example: ${ledgerOk ? 'ok' : 'FAILED'}; portfolio example: ${portfolioOk ? 'ok' : 'FAILED'}`);
+		if (once) {
+			await stopAll();
+			return ledgerOk && portfolioOk ? 0 : 1;
+		}
+		say('running; press Ctrl-C to stop everything.');
+		return await new Promise<number>(() => undefined);
+	} catch (error) {
+		await stopAll().catch(() => undefined);
+		throw error;
+	}
+}
+
+if (once) {
+	setTimeout(() => {
+		process.stderr.write(`demo: --once did not finish within ${ONCE_LIMIT_MS / 60_000} minutes\n`);
+		void stopAll().finally(() => process.exit(1));
+	}, ONCE_LIMIT_MS).unref();
+}
+main().then(
+	(code) => process.exit(code),
+	(error: Error) => {
+		process.stderr.write(`demo failed: ${error.stack ?? error.message}\n`);
+		process.exit(1);
+	},
+);
