@@ -30,3 +30,18 @@ export function serviceSignature(key: Buffer, body: Buffer, timestamp = Math.flo
 	const v1 = createHmac('sha256', key).update(`${timestamp}.`).update(body).digest('hex');
 	return `t=${timestamp},v1=${v1}`;
 }
+
+const namedEvents = ['share_granted', 'share_revoked', 'report_superseded', 'finding_new', 'ledger_high', 'reader_decision_due'];
+
+/** A Service event body as the Service sends it (identifiers only), the nth of a run. */
+export function serviceEvent(alertId: string, n: number): Buffer {
+	return Buffer.from(
+		JSON.stringify({
+			event_type: namedEvents[n % namedEvents.length],
+			alert_id: alertId,
+			ids: { organisation: `KE-P${String(n % 1_000_000).padStart(7, '0')}` },
+			severity: n % 5 === 0 ? 'high' : 'medium',
+			occurred_at: new Date().toISOString(),
+		}),
+	);
+}

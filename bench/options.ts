@@ -1,0 +1,122 @@
+/**
+ * Command line of `npm run bench`. The full run measures what the README shows; `--quick` is a
+ * check that everything works, in a few minutes, and writes to bench/tmp/ unless --out is given.
+ *
+ *   npm run bench                              full run, writes bench/results.json
+ *   npm run bench -- --quick                   10k and 100k rows, one run each, fewer deliveries
+ *   npm run bench -- --only export --sizes 1000000 --runs 2
+ */
+export type Section = 'verifier' | 'limit' | 'export' | 'trigger';
+export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger'];
+
+export interface BenchOptions {
+	quick: boolean;
+	only: Section[];
+	/** Portfolio sizes for items 1 and 2. */
+	sizes: number[];
+	pageSize: number;
+	/** Runs per variant and size (item 1) and per parse mode and size (item 2). */
+	runs: number;
+	verifierRounds: number;
+	verifierRoundMs: number;
+	verifierBodyBytes: number;
+	triggerDeliveries: number;
+	/** One forged delivery after every this many valid ones. */
+	forgedEvery: number;
+	triggerConcurrency: number;
+	triggerRounds: number;
+	/** Limits applied to one `n8n execute`. */
+	timeoutSeconds: number;
+	rssLimitMiB: number;
+	sampleEveryMs: number;
+	out: string;
+}
+
+const defaults: BenchOptions = {
+	quick: false,
+	only: [...sections],
+	sizes: [10_000, 100_000, 1_000_000],
+	pageSize: 1_000,
+	runs: 3,
+	verifierRounds: 9,
+	verifierRoundMs: 400,
+	verifierBodyBytes: 2_048,
+	triggerDeliveries: 2_000,
+	forgedEvery: 10,
+	triggerConcurrency: 20,
+	triggerRounds: 3,
+	timeoutSeconds: 900,
+	rssLimitMiB: 6_144,
+	sampleEveryMs: 20,
+	out: 'bench/results.json',
+};
+
+const quick: Partial<BenchOptions> = {
+	sizes: [10_000, 100_000],
+	runs: 1,
+	verifierRounds: 3,
+	verifierRoundMs: 200,
+	triggerDeliveries: 500,
+	triggerRounds: 1,
+	out: 'bench/tmp/results-quick.json',
+};
+
+export function parseOptions(argv: string[]): BenchOptions {
+	const options: BenchOptions = { ...defaults, ...(argv.includes('--quick') ? { ...quick, quick: true } : {}) };
+	const number = (flag: string, value: string | undefined) => {
+		const parsed = Number(value);
+		if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive number; got "${value}"`);
+		return parsed;
+	};
+	for (let i = 0; i < argv.length; i++) {
+		const flag = argv[i];
+		const value = argv[i + 1];
+		const take = (): string => {
+			if (value === undefined) throw new Error(`${flag} needs a value`);
+			i++;
+			return value;
+		};
+		switch (flag) {
+			case '--quick':
+				break;
+			case '--only':
+				options.only = take()
+					.split(',')
+					.map((name) => {
+						if (!sections.includes(name as Section)) throw new Error(`--only takes ${sections.join(', ')}; got "${name}"`);
+						return name as Section;
+					});
+				break;
+			case '--sizes':
+				options.sizes = take().split(',').map((size) => number(flag, size));
+				break;
+			case '--runs':
+				options.runs = number(flag, take());
+				break;
+			case '--page-size':
+				options.pageSize = number(flag, take());
+				break;
+			case '--deliveries':
+				options.triggerDeliveries = number(flag, take());
+				break;
+			case '--concurrency':
+				options.triggerConcurrency = number(flag, take());
+				break;
+			case '--trigger-rounds':
+				options.triggerRounds = number(flag, take());
+				break;
+			case '--timeout-s':
+				options.timeoutSeconds = number(flag, take());
+				break;
+			case '--rss-limit-mib':
+				options.rssLimitMiB = number(flag, take());
+				break;
+			case '--out':
+				options.out = take();
+				break;
+			default:
+				throw new Error(`Unknown option "${flag}". See bench/options.ts.`);
+		}
+	}
+	return options;
+}

@@ -1,0 +1,191 @@
+/** The table `npm run bench` prints (and the README shows), and the targets judged on the results. */
+import { variantNames, type ExportVariant } from './exportWorkflows';
+import type { VariantResult } from './exports';
+import { fixed, mib, seconds, whole, type Towards } from './format';
+import type { BenchResults, TargetCheck } from './results';
+import { ratio } from './stats';
+
+type Partial = Omit<BenchResults, 'table' | 'targets'>;
+
+const MAIN_SIZE = 100_000;
+
+function variant(results: Partial, size: number, name: ExportVariant): VariantResult | undefined {
+	return results.exports[String(size)]?.find((entry) => entry.variant === name);
+}
+
+function completed(entry: VariantResult | undefined): entry is VariantResult {
+	return entry !== undefined && entry.completed > 0;
+}
+
+/** Fastest limit at a size: the reference is the better of the two ways to parse. */
+function bestLimit(results: Partial, size: number) {
+	const modes = results.limit[String(size)] ?? [];
+	return modes.reduce<(typeof modes)[number] | undefined>(
+		(best, mode) => (best === undefined || mode.rowsPerSecond > best.rowsPerSecond ? mode : best),
+		undefined,
+	);
+}
+
+function check(target: string, measured: number, bound: number, atLeast: boolean, unit: (value: number, towards: Towards) => string): TargetCheck {
+	const met = Number.isFinite(measured) && (atLeast ? measured >= bound : measured <= bound);
+	// The measured value is rounded against the package, so "met" is never shown for a near miss.
+	const shown = unit(measured, atLeast ? 'down' : 'up');
+	const words = !Number.isFinite(measured)
+		? 'not measured'
+		: met
+			? `met: ${shown} (target ${atLeast ? '>=' : '<='} ${unit(bound, 'down')})`
+			: `MISSED: ${shown} (target ${atLeast ? '>=' : '<='} ${unit(bound, 'down')}; ${
+					atLeast ? `${fixed((1 - measured / bound) * 100, 0, 'up')}% short` : `${fixed((measured / bound - 1) * 100, 0, 'up')}% over`
+				})`;
+	return { target, measured, bound, atLeast, met, words };
+}
+
+const x = (value: number, towards: Towards) => `${fixed(value, 2, towards)}x`;
+
+export function judgeTargets(results: Partial): TargetCheck[] {
+	const checks: TargetCheck[] = [];
+	const a = variant(results, MAIN_SIZE, 'A');
+	const b = variant(results, MAIN_SIZE, 'B');
+	const c = variant(results, MAIN_SIZE, 'C');
+	const at = '100,000 rows';
+	if (completed(a) && completed(b) && completed(c)) {
+		checks.push(check(`A time / C time at ${at}`, ratio(a.executionMs, c.executionMs), 0.5, false, x));
+		checks.push(check(`B time / C time at ${at}`, ratio(b.executionMs, c.executionMs), 0.5, false, x));
+		checks.push(check(`A peak RSS / C peak RSS at ${at}`, ratio(a.peakMainMiB, c.peakMainMiB), 0.5, false, x));
+		checks.push(check(`B peak RSS / C peak RSS at ${at}`, ratio(b.peakMainMiB, c.peakMainMiB), 0.5, false, x));
+	}
+	const sizes = Object.keys(results.exports).map(Number).sort((p, q) => p - q);
+	const bSmall = variant(results, sizes[0], 'B');
+	const bLarge = variant(results, sizes.at(-1)!, 'B');
+	if (sizes.length > 1 && sizes.at(-1)! >= 1_000_000 && bSmall && bLarge) {
+		const measured = completed(bLarge) && completed(bSmall) ? ratio(bLarge.peakMainMiB, bSmall.peakMainMiB) : Number.NaN;
+		checks.push(
+			check(`B peak RSS at ${whole(sizes.at(-1)!, 'down')} / at ${whole(sizes[0], 'down')} rows`, measured, 1.5, false, x),
+		);
+	}
+	for (const size of sizes) {
+		const rowsA = variant(results, size, 'A');
+		const limit = bestLimit(results, size);
+		if (!limit || !rowsA) continue;
+		const measured = completed(rowsA) ? ratio(rowsA.rowsPerSecond, limit.rowsPerSecond) : Number.NaN;
+		checks.push(check(`A rows/s / limit rows/s at ${whole(size, 'down')} rows`, measured, 0.5, true, x));
+	}
+	if (results.trigger) {
+		checks.push(check('Service Trigger p99 / stock Webhook p99', results.trigger.p99Ratio, 1.1, false, x));
+		checks.push(
+			check('Every delivery accounted for, every forged one refused', results.trigger.accountedFor ? 1 : 0, 1, true, (v) => (v >= 1 ? 'yes' : 'no')),
+		);
+	}
+	if (results.verifier) {
+		checks.push(check('Service verifier / stripe verifications per second', results.verifier.ratioVsStripe, 1, true, x));
+	}
+	return checks;
+}
+
+function row(cells: string[]): string {
+	return `| ${cells.join(' | ')} |`;
+}
+
+export function renderTable(results: Partial): string {
+	const lines = [
+		row(['Item', 'Variant', 'Work', 'Time (median)', 'Throughput', 'Peak RSS', 'Compared']),
+		row(['---', '---', '---:', '---:', '---:', '---:', '---']),
+	];
+	const base = results.baseline;
+	if (base && completed(base)) {
+		lines.push(
+			row(['1', variantNames.baseline, 'no rows', `process ${seconds(base.processMs, 'down')}`, '', mib(base.peakMainMiB, 'down'), 'what n8n holds before any node runs']),
+		);
+	}
+	const sizes = Object.keys(results.exports).map(Number).sort((p, q) => p - q);
+	for (const size of sizes) {
+		const c = variant(results, size, 'C');
+		for (const name of ['A', 'B', 'C'] as const) {
+			const entry = variant(results, size, name);
+			if (!entry) continue;
+			const ours = name !== 'C';
+			const worse: Towards = ours ? 'up' : 'down';
+			const better: Towards = ours ? 'down' : 'up';
+			if (entry.completed === 0) {
+				lines.push(row(['1', `${name}: ${variantNames[name]}`, `${whole(size, 'down')} rows`, 'did not complete', '', '', entry.failures[0] ?? '']));
+				continue;
+			}
+			let compared = '';
+			if (ours && completed(c)) {
+				const overBase = base && completed(base) ? ratio(entry.peakMainMiB - base.peakMainMiB, c.peakMainMiB - base.peakMainMiB) : Number.NaN;
+				compared = `time ${name}/C ${x(ratio(entry.executionMs, c.executionMs), 'up')}, RSS ${name}/C ${x(ratio(entry.peakMainMiB, c.peakMainMiB), 'up')}` +
+					(Number.isFinite(overBase) ? ` (above n8n alone ${x(overBase, 'up')})` : '');
+				const limit = bestLimit(results, size);
+				if (limit) compared += `, ${fixed((100 * entry.rowsPerSecond) / limit.rowsPerSecond, 0, 'down')}% of limit rows/s`;
+			}
+			if (entry.completed < entry.runs.length) compared += ` (${entry.runs.length - entry.completed} run(s) failed)`;
+			lines.push(
+				row([
+					'1',
+					`${name}: ${variantNames[name]}`,
+					`${whole(size, 'down')} rows`,
+					`${seconds(entry.executionMs, worse)} (process ${seconds(entry.processMs, worse)})`,
+					`${whole(entry.rowsPerSecond, better)} rows/s`,
+					`${mib(entry.peakMainMiB, worse)} (with printing ${mib(entry.kernelMaxRssMiB, worse)})`,
+					compared,
+				]),
+			);
+		}
+		for (const limit of results.limit[String(size)] ?? []) {
+			lines.push(
+				row([
+					'2',
+					`limit: Node https + csv-parse (${limit.mode === 'stream' ? 'stream parser' : 'page by page'})`,
+					`${whole(size, 'down')} rows`,
+					seconds(limit.ms, 'down'),
+					`${whole(limit.rowsPerSecond, 'up')} rows/s`,
+					mib(limit.peakRssMiB, 'down'),
+					'no n8n',
+				]),
+			);
+		}
+	}
+	const trigger = results.trigger;
+	if (trigger) {
+		for (const entry of [trigger.serviceTrigger, trigger.stockWebhook]) {
+			const ours = entry === trigger.serviceTrigger;
+			const worse: Towards = ours ? 'up' : 'down';
+			lines.push(
+				row([
+					'3',
+					entry.name,
+					`${whole(trigger.deliveriesPerRound, 'down')} signed + ${whole(trigger.forgedPerRound, 'down')} forged, ${trigger.concurrency} at a time`,
+					`p50 ${fixed(entry.p50Ms, 1, worse)} ms, p99 ${fixed(entry.p99Ms, 1, worse)} ms`,
+					`${whole(entry.deliveriesPerSecond, ours ? 'down' : 'up')} deliveries/s`,
+					'',
+					ours
+						? `p99 ${x(trigger.p99Ratio, 'up')}, p50 ${x(trigger.p50Ratio, 'up')} of stock; executions ${entry.executionsCounted}/${entry.executionsExpected}, forged refused ${entry.forgedRefused}/${entry.forgedSent}`
+						: `executions ${entry.executionsCounted}/${entry.executionsExpected}; forged accepted (no verification)`,
+				]),
+			);
+		}
+	}
+	const verifier = results.verifier;
+	if (verifier) {
+		for (const entry of verifier.cases) {
+			const ours = entry.name.startsWith('Service');
+			const perSecond = entry.perSecond;
+			lines.push(
+				row([
+					'4',
+					entry.name,
+					`${(verifier.bodyBytes / 1024).toFixed(0)} KB body`,
+					`${fixed(1e6 / perSecond, 2, ours ? 'up' : 'down')} µs`,
+					`${whole(perSecond, ours ? 'down' : 'up')}/s`,
+					'',
+					entry.name === 'Service verifier'
+						? `${x(verifier.ratioVsStripe, 'down')} stripe's rate`
+						: entry.name === 'Service verifier + JSON.parse'
+							? `${x(verifier.ratioVsStripeWithParse, 'down')} constructEvent's rate`
+							: '',
+				]),
+			);
+		}
+	}
+	return lines.join('\n');
+}

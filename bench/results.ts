@@ -1,0 +1,42 @@
+/** The shape of bench/results.json. */
+import type { LimitResult } from './limit';
+import type { MachineInfo } from './machine';
+import type { BenchOptions } from './options';
+import type { TriggerResult } from './trigger';
+import type { VariantResult } from './exports';
+import type { VerifierResult } from './verifier';
+
+export interface TargetCheck {
+	target: string;
+	/** The measured figure the target is judged on (unrounded). */
+	measured: number;
+	/** What it must be at most (or at least, for `atLeast`). */
+	bound: number;
+	atLeast: boolean;
+	met: boolean;
+	/** Plain words: by how much it is met or missed. */
+	words: string;
+}
+
+export interface BenchResults {
+	schema: 1;
+	date: string;
+	command: string;
+	options: BenchOptions;
+	machine: MachineInfo;
+	n8nVersion?: string;
+	packageVersion: string;
+	gitCommit?: string;
+	/** Item 4. */
+	verifier?: VerifierResult;
+	/** Item 2, per portfolio size. */
+	limit: Record<string, LimitResult[]>;
+	/** Item 1, per portfolio size; `baseline` is n8n running a Manual Trigger alone. */
+	exports: Record<string, VariantResult[]>;
+	baseline?: VariantResult;
+	/** Item 3. */
+	trigger?: TriggerResult;
+	targets: TargetCheck[];
+	errors: string[];
+	table: string;
+}

@@ -1,0 +1,182 @@
+/**
+ * `npm run bench`: the Service Reader and Service Trigger against what a user builds from stock n8n
+ * nodes, side by side in one run, on the same sandbox data and machine. Prints one table and writes
+ * the figures to bench/results.json (see options.ts for the flags; README "Performance").
+ *
+ * Order: item 4 (verifier), then per portfolio size item 2 (the limit) and item 1 (exports in a
+ * real n8n), then item 3 (the trigger under load in a real n8n). At most one n8n runs at a time.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+import { startSandbox } from '../test/sandbox';
+import { freePort } from '../test/e2e/free-port';
+import { packPackage } from '../test/e2e/n8n';
+import { n8nInstall } from '../test/e2e/n8n-install';
+import { randomToken } from '../test/sandbox/state';
+import { prepareExecuteHost, type ExecuteHost } from './executeHost';
+import { benchExportSize } from './exports';
+import { benchCredentials, exportWorkflow, type ExportVariant } from './exportWorkflows';
+import { benchLimit } from './limit';
+import { machineInfo, roundedLoad } from './machine';
+import { parseOptions, type BenchOptions } from './options';
+import { judgeTargets, renderTable } from './report';
+import type { BenchResults } from './results';
+import { warmPortfolio } from './sandboxPages';
+import { benchTrigger } from './trigger';
+import { benchVerifier } from './verifier';
+
+const repoRoot = resolve(__dirname, '..');
+const workDir = join(repoRoot, 'bench/tmp');
+const log = (line: string) => console.error(line);
+
+async function main(): Promise<void> {
+	const options = parseOptions(process.argv.slice(2));
+	mkdirSync(workDir, { recursive: true });
+	const results: Omit<BenchResults, 'table' | 'targets'> = {
+		schema: 1,
+		date: new Date().toISOString(),
+		command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+		options,
+		machine: machineInfo(),
+		packageVersion: (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version,
+		gitCommit: gitCommit(),
+		limit: {},
+		exports: {},
+		errors: [],
+	};
+	log(`bench: ${results.machine.cpuModel}, ${results.machine.cores} cores, load ${results.machine.loadAtStart.join(' ')}, Node ${process.version}`);
+	const wants = (section: BenchOptions['only'][number]) => options.only.includes(section);
+	const attempt = async (what: string, work: () => Promise<void>) => {
+		try {
+			await work();
+		} catch (error) {
+			const message = `${what}: ${(error as Error).message}`;
+			results.errors.push(message);
+			log(`bench: ${message}`);
+		}
+	};
+
+	if (wants('verifier')) {
+		await attempt('verifier', async () => {
+			log('bench: item 4, verifier against stripe');
+			results.verifier = benchVerifier({
+				bodyBytes: options.verifierBodyBytes,
+				rounds: options.verifierRounds,
+				roundMs: options.verifierRoundMs,
+			});
+		});
+	}
+
+	let tarball: string | undefined;
+	if (wants('export') || wants('trigger')) {
+		await attempt('packing the package', async () => {
+			results.n8nVersion = (await n8nInstall()).version;
+			tarball = await packPackage(repoRoot, join(workDir, 'pack'));
+		});
+	}
+
+	if ((wants('limit') || wants('export')) && (tarball || !wants('export'))) {
+		await attempt('exports', () => benchSizes(options, results, tarball));
+	}
+
+	if (wants('trigger') && tarball) {
+		await attempt('trigger', async () => {
+			log('bench: item 3, trigger under load');
+			results.trigger = await benchTrigger({
+				tarball: tarball!,
+				deliveries: options.triggerDeliveries,
+				forgedEvery: options.forgedEvery,
+				concurrency: options.triggerConcurrency,
+				rounds: options.triggerRounds,
+				log,
+			});
+		});
+	}
+
+	results.machine.loadAtEnd = roundedLoad();
+	const table = renderTable(results);
+	const targets = judgeTargets(results);
+	const full: BenchResults = { ...results, table, targets };
+	const out = resolve(repoRoot, options.out);
+	mkdirSync(dirname(out), { recursive: true });
+	writeFileSync(out, `${JSON.stringify(full, null, '\t')}\n`);
+
+	console.log(table);
+	console.log('');
+	for (const target of targets) console.log(`- ${target.target}: ${target.words}`);
+	for (const error of results.errors) console.log(`- error: ${error}`);
+	console.log(
+		`\n${results.machine.cpuModel}, ${results.machine.cores} cores, load ${results.machine.loadAtStart.join(' ')} -> ${results.machine.loadAtEnd.join(' ')}; ` +
+			`Node ${process.version}; n8n ${results.n8nVersion ?? 'n/a'}; ${results.date}. Written to ${options.out}`,
+	);
+	if (results.errors.length > 0) process.exitCode = 1;
+}
+
+/** Items 2 and 1, size by size: one sandbox per size on a fixed port and token, so n8n's credentials stay valid. */
+async function benchSizes(options: BenchOptions, results: Omit<BenchResults, 'table' | 'targets'>, tarball?: string): Promise<void> {
+	const port = await freePort();
+	const token = randomToken('svc_reader_bench');
+	const baseUrl = `https://127.0.0.1:${port}`;
+	let host: ExecuteHost | undefined;
+	try {
+		for (const [index, size] of options.sizes.entries()) {
+			log(`bench: ${size.toLocaleString('en')} rows, ${options.pageSize.toLocaleString('en')} a page`);
+			const sandbox = await startSandbox({ seed: 'empty', portfolioRows: size, pageSize: options.pageSize, port, tokens: { reader: token } });
+			try {
+				await warmPortfolio(baseUrl, token, sandbox.ca);
+				const caPath = join(workDir, 'sandbox-ca.pem');
+				writeFileSync(caPath, sandbox.ca);
+				if (options.only.includes('limit')) {
+					log('  item 2, the limit');
+					results.limit[String(size)] = await benchLimit({
+						node: (await n8nInstall()).node,
+						baseUrl,
+						token,
+						caPath,
+						expectedRows: size,
+						runs: options.runs,
+					});
+				}
+				if (options.only.includes('export') && tarball) {
+					host ??= await prepareExecuteHost({
+						tarball,
+						trustedCas: [sandbox.ca],
+						credentials: benchCredentials(baseUrl, token),
+						workflows: (['baseline', 'A', 'B', 'C'] as ExportVariant[]).map((variant) => exportWorkflow(variant, baseUrl)),
+					});
+					log('  item 1, exports in n8n');
+					const variants: ExportVariant[] = index === 0 ? ['baseline', 'A', 'B', 'C'] : ['A', 'B', 'C'];
+					const measured = await benchExportSize(host, size, variants, options.runs, {
+						timeoutSeconds: options.timeoutSeconds,
+						rssLimitMiB: options.rssLimitMiB,
+						sampleEveryMs: options.sampleEveryMs,
+						workDir,
+					}, log);
+					results.baseline ??= measured.find((entry) => entry.variant === 'baseline');
+					results.exports[String(size)] = measured.filter((entry) => entry.variant !== 'baseline');
+				}
+			} finally {
+				await sandbox.close();
+			}
+		}
+	} finally {
+		await host?.remove();
+	}
+}
+
+function gitCommit(): string | undefined {
+	try {
+		const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+		const dirty = execFileSync('git', ['status', '--porcelain', '--', 'nodes', 'credentials'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+		return dirty ? `${commit} (nodes/ or credentials/ changed since)` : commit;
+	} catch {
+		return undefined;
+	}
+}
+
+main().catch((error: Error) => {
+	console.error(error.stack ?? error.message);
+	process.exit(1);
+});

@@ -1,0 +1,55 @@
+/**
+ * The two webhook workflows of item 3, each a single trigger node answering at once (onReceived):
+ * the Service Trigger with its defaults (all events, Ignore Redeliveries on), and the stock Webhook
+ * node with no verification at all.
+ */
+export const TRIGGER_CREDENTIAL = { id: 'benchTriggerSvc01', name: 'Service (bench trigger)' };
+
+export const triggerWorkflowId = 'benchSvcTrigger01';
+export const stockWorkflowId = 'benchStockHook001';
+export const STOCK_PATH = 'bench-stock-webhook';
+
+const settings = { executionOrder: 'v1' };
+
+export function serviceTriggerWorkflow() {
+	return {
+		id: triggerWorkflowId,
+		name: 'Bench: Service Trigger',
+		active: false,
+		settings,
+		connections: {},
+		nodes: [
+			{
+				id: 't1',
+				name: 'Service Trigger',
+				type: 'n8n-nodes-service-reader.serviceTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: '5b0f7c1e-2d4a-4c6e-8f10-b3a9e1d2c401',
+				parameters: { events: [], ignoreRedeliveries: true },
+				credentials: { serviceApi: TRIGGER_CREDENTIAL },
+			},
+		],
+	};
+}
+
+export function stockWebhookWorkflow() {
+	return {
+		id: stockWorkflowId,
+		name: 'Bench: stock Webhook, no verification',
+		active: false,
+		settings,
+		connections: {},
+		nodes: [
+			{
+				id: 'w1',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: '9c2e4a61-7b3d-4f0e-a5c8-d1e2f3a4b501',
+				parameters: { httpMethod: 'POST', path: STOCK_PATH, responseMode: 'onReceived', options: {} },
+			},
+		],
+	};
+}
