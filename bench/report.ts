@@ -147,8 +147,8 @@ export function renderTable(results: Partial): string {
 	}
 	const trigger = results.trigger;
 	if (trigger) {
-		for (const entry of [trigger.serviceTrigger, trigger.stockWebhook]) {
-			const ours = entry === trigger.serviceTrigger;
+		for (const entry of [trigger.serviceTrigger, trigger.serviceTriggerNoMemory, trigger.stockWebhook]) {
+			const ours = entry.verifies;
 			const worse: Towards = ours ? 'up' : 'down';
 			lines.push(
 				row([
@@ -159,7 +159,7 @@ export function renderTable(results: Partial): string {
 					`${whole(entry.deliveriesPerSecond, ours ? 'down' : 'up')} deliveries/s`,
 					'',
 					ours
-						? `p99 ${x(trigger.p99Ratio, 'up')}, p50 ${x(trigger.p50Ratio, 'up')} of stock; executions ${entry.executionsCounted}/${entry.executionsExpected}, forged refused ${entry.forgedRefused}/${entry.forgedSent}`
+						? `p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), 'up')}, p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), 'up')} of stock; executions ${entry.executionsCounted}/${entry.executionsExpected}, forged refused ${entry.forgedRefused}/${entry.forgedSent}`
 						: `executions ${entry.executionsCounted}/${entry.executionsExpected}; forged accepted (no verification)`,
 				]),
 			);

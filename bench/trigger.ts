@@ -1,8 +1,9 @@
 /**
- * Item 3: signed deliveries at a fixed concurrency into one real n8n, alternating between the
- * Service Trigger and a stock Webhook node (no verification) round by round. Every delivery is
- * accounted for: the trigger must refuse each forged one (401) and start exactly one execution per
- * valid one; the stock Webhook starts one per request, forged or not.
+ * Item 3: signed deliveries at a fixed concurrency into one real n8n, round by round in rotating
+ * order between the Service Trigger (as added, and with Ignore Redeliveries off) and a stock
+ * Webhook node without verification. Every delivery is accounted for: a Service Trigger must refuse
+ * each forged one (401) and start exactly one execution per valid one; the stock Webhook starts one
+ * per request, forged or not.
  */
 import { startSandbox } from '../test/sandbox';
 import { startN8n, type N8n } from '../test/e2e/n8n';
@@ -11,7 +12,8 @@ import { decodeSigningSecret } from '../nodes/shared/signingSecret';
 import { buildDeliveries } from './deliveries';
 import { median, percentile, ratio } from './stats';
 import {
-	serviceTriggerWorkflow, STOCK_PATH, stockWebhookWorkflow, stockWorkflowId, TRIGGER_CREDENTIAL, triggerWorkflowId,
+	serviceTriggerWorkflow, STOCK_PATH, stockWebhookWorkflow, stockWorkflowId, TRIGGER_CREDENTIAL,
+	triggerNoMemoryWorkflowId, triggerWebhookIds, triggerWorkflowId,
 } from './triggerWorkflows';
 import { sendDeliveries, type LoadResult } from './webhookLoad';
 
@@ -21,6 +23,8 @@ export interface TriggerOptions {
 	forgedEvery: number;
 	concurrency: number;
 	rounds: number;
+	/** More environment for n8n (e.g. NODE_OPTIONS for a CPU profile). */
+	n8nEnv?: Record<string, string>;
 	log: (line: string) => void;
 }
 
@@ -32,12 +36,13 @@ export interface TriggerRound {
 	p99Ms: number;
 	meanMs: number;
 	deliveriesPerSecond: number;
-	/** Answers other than the expected ones (200 for valid; 401 from the trigger, 200 from the stock node for forged). */
+	/** Answers other than expected (valid: 200; forged: 401 from a Service Trigger, 200 from the stock node). */
 	unexpected: Record<string, number>;
 }
 
 export interface TriggerVariant {
 	name: string;
+	verifies: boolean;
 	rounds: TriggerRound[];
 	p50Ms: number;
 	p99Ms: number;
@@ -54,12 +59,28 @@ export interface TriggerResult {
 	deliveriesPerRound: number;
 	forgedPerRound: number;
 	serviceTrigger: TriggerVariant;
+	serviceTriggerNoMemory: TriggerVariant;
 	stockWebhook: TriggerVariant;
-	/** Service Trigger / stock Webhook, of the medians. */
+	/** Service Trigger (as added) / stock Webhook, of the medians over rounds. */
 	p50Ratio: number;
 	p99Ratio: number;
 	throughputRatio: number;
+	/** The same with Ignore Redeliveries off. */
+	p99RatioNoMemory: number;
 	accountedFor: boolean;
+}
+
+type Key = 'trigger' | 'triggerNoMemory' | 'stock';
+interface Target {
+	key: Key;
+	name: string;
+	workflowId: string;
+	verifies: boolean;
+	url: string;
+	expected: number;
+	forgedSent: number;
+	forgedRefused: number;
+	rounds: TriggerRound[];
 }
 
 const WARM_UP = 50;
@@ -72,88 +93,96 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			trustedCas: [sandbox.ca],
 			communityPackages: [options.tarball],
 			// Thousands of executions: keep every one so they can all be counted.
-			env: { EXECUTIONS_DATA_PRUNE: 'false' },
+			env: { EXECUTIONS_DATA_PRUNE: 'false', ...options.n8nEnv },
 		});
 		await n8n.importCredentials([
 			{ ...TRIGGER_CREDENTIAL, type: 'serviceApi', data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader } },
 		]);
-		await n8n.importWorkflow(serviceTriggerWorkflow());
-		await n8n.importWorkflow(stockWebhookWorkflow());
-		// Activation registers the trigger's endpoint with the sandbox, which hands out the secret once.
-		await n8n.api.activateWorkflow(triggerWorkflowId);
-		await n8n.api.activateWorkflow(stockWorkflowId);
-		const endpoint = await waitFor(async () => sandbox.control.webhookEndpoints()[0], {
-			what: 'the Service Trigger to register its endpoint',
-			timeoutMs: 30_000,
+		for (const workflow of [serviceTriggerWorkflow(true), serviceTriggerWorkflow(false), stockWebhookWorkflow()]) {
+			await n8n.importWorkflow(workflow);
+			// Activating a Service Trigger registers its endpoint with the sandbox, which hands out the secret once.
+			await n8n.api.activateWorkflow(workflow.id);
+		}
+		const endpointOf = (workflowId: string) =>
+			waitFor(async () => sandbox.control.webhookEndpoints().find((e) => e.url.includes(triggerWebhookIds[workflowId])), {
+				what: `the Service Trigger of ${workflowId} to register its endpoint`,
+				timeoutMs: 30_000,
+			});
+		const withMemory = await endpointOf(triggerWorkflowId);
+		const withoutMemory = await endpointOf(triggerNoMemoryWorkflowId);
+		const keys = new Map([
+			[withMemory.url, decodeSigningSecret(withMemory.secret, 'base64')],
+			[withoutMemory.url, decodeSigningSecret(withoutMemory.secret, 'base64')],
+		]);
+		const target = (key: Key, name: string, workflowId: string, url: string, verifies: boolean): Target => ({
+			key, name, workflowId, url, verifies, expected: 0, forgedSent: 0, forgedRefused: 0, rounds: [],
 		});
-		const triggerPath = endpoint.url.slice(`${n8n.url}/webhook/`.length);
-		await n8n.api.waitForWebhook(triggerPath);
-		await n8n.api.waitForWebhook(STOCK_PATH);
-		const key = decodeSigningSecret(endpoint.secret, 'base64');
-		const urls = { trigger: endpoint.url, stock: n8n.api.webhookUrl(STOCK_PATH) };
+		const targets: Target[] = [
+			target('trigger', 'Service Trigger (as added: verifies, Ignore Redeliveries on)', triggerWorkflowId, withMemory.url, true),
+			target('triggerNoMemory', 'Service Trigger, Ignore Redeliveries off', triggerNoMemoryWorkflowId, withoutMemory.url, true),
+			target('stock', 'stock Webhook node (no verification)', stockWorkflowId, n8n.api.webhookUrl(STOCK_PATH), false),
+		];
+		for (const { url } of targets) await n8n.api.waitForWebhook(url.slice(`${n8n.url}/webhook/`.length));
+		// The stock node gets deliveries signed like the first trigger's; it checks nothing anyway.
+		const keyFor = (t: Target) => keys.get(t.url) ?? keys.get(withMemory.url)!;
 
-		const expected = { trigger: 0, stock: 0 };
-		const forged = { trigger: { sent: 0, refused: 0 }, stock: { sent: 0, refused: 0 } };
-		const rounds: Record<'trigger' | 'stock', TriggerRound[]> = { trigger: [], stock: [] };
-		const run = async (target: 'trigger' | 'stock', valid: number, label: string, keep: boolean) => {
-			const deliveries = buildDeliveries(valid, options.forgedEvery, key, `${target}_${label}`);
-			const result = await sendDeliveries(urls[target], n8n!.ca, deliveries, options.concurrency);
-			const round = summariseRound(target, result);
-			const forgedHere = deliveries.length - valid;
-			expected[target] += target === 'trigger' ? valid : deliveries.length;
-			forged[target].sent += forgedHere;
-			forged[target].refused += result.outcomes.filter((outcome) => outcome.forged && outcome.status === 401).length;
-			if (keep) rounds[target].push(round);
+		const run = async (t: Target, valid: number, label: string, keep: boolean) => {
+			const deliveries = buildDeliveries(valid, options.forgedEvery, keyFor(t), `${t.key}_${label}`);
+			const result = await sendDeliveries(t.url, n8n!.ca, deliveries, options.concurrency);
+			const round = summariseRound(t.verifies, result);
+			t.expected += t.verifies ? valid : deliveries.length;
+			t.forgedSent += deliveries.length - valid;
+			t.forgedRefused += result.outcomes.filter((outcome) => outcome.forged && outcome.status === 401).length;
+			if (keep) t.rounds.push(round);
 			return round;
 		};
-		await run('trigger', WARM_UP, 'warmup', false);
-		await run('stock', WARM_UP, 'warmup', false);
+		for (const t of targets) await run(t, WARM_UP, 'warmup', false);
 		for (let r = 0; r < options.rounds; r++) {
-			for (const target of r % 2 === 0 ? (['trigger', 'stock'] as const) : (['stock', 'trigger'] as const)) {
-				const round = await run(target, options.deliveries, `r${r}`, true);
+			// Rotating order: none of them always follows the same one.
+			for (let i = 0; i < targets.length; i++) {
+				const t = targets[(i + r) % targets.length];
+				const round = await run(t, options.deliveries, `r${r}`, true);
 				options.log(
-					`  ${target} round ${r + 1}/${options.rounds}: p50 ${round.p50Ms.toFixed(1)} ms, p99 ${round.p99Ms.toFixed(1)} ms, ` +
+					`  ${t.key} round ${r + 1}/${options.rounds}: p50 ${round.p50Ms.toFixed(1)} ms, p99 ${round.p99Ms.toFixed(1)} ms, ` +
 						`${Math.round(round.deliveriesPerSecond)}/s${Object.keys(round.unexpected).length ? `, unexpected ${JSON.stringify(round.unexpected)}` : ''}`,
 				);
 			}
 		}
 
-		const counted = {
-			trigger: await countExecutions(n8n, triggerWorkflowId, expected.trigger),
-			stock: await countExecutions(n8n, stockWorkflowId, expected.stock),
-		};
-		const variant = (target: 'trigger' | 'stock', name: string): TriggerVariant => ({
-			name,
-			rounds: rounds[target],
-			p50Ms: median(rounds[target].map((round) => round.p50Ms)),
-			p99Ms: median(rounds[target].map((round) => round.p99Ms)),
-			deliveriesPerSecond: median(rounds[target].map((round) => round.deliveriesPerSecond)),
-			executionsExpected: expected[target],
-			executionsCounted: counted[target].count,
-			executionsNotSuccessful: counted[target].notSuccessful,
-			forgedSent: forged[target].sent,
-			forgedRefused: forged[target].refused,
-		});
-		const serviceTrigger = variant('trigger', 'Service Trigger (verifies Service-Signature)');
-		const stockWebhook = variant('stock', 'stock Webhook node (no verification)');
-		const clean = (v: TriggerVariant) => v.rounds.every((round) => Object.keys(round.unexpected).length === 0);
+		const variants = {} as Record<Key, TriggerVariant>;
+		for (const t of targets) {
+			const counted = await countExecutions(n8n, t.workflowId, t.expected);
+			variants[t.key] = {
+				name: t.name,
+				verifies: t.verifies,
+				rounds: t.rounds,
+				p50Ms: median(t.rounds.map((round) => round.p50Ms)),
+				p99Ms: median(t.rounds.map((round) => round.p99Ms)),
+				deliveriesPerSecond: median(t.rounds.map((round) => round.deliveriesPerSecond)),
+				executionsExpected: t.expected,
+				executionsCounted: counted.count,
+				executionsNotSuccessful: counted.notSuccessful,
+				forgedSent: t.forgedSent,
+				forgedRefused: t.forgedRefused,
+			};
+		}
+		const accounted = (v: TriggerVariant) =>
+			v.rounds.every((round) => Object.keys(round.unexpected).length === 0) &&
+			v.executionsCounted === v.executionsExpected &&
+			v.executionsNotSuccessful === 0 &&
+			(!v.verifies || v.forgedRefused === v.forgedSent);
 		return {
 			concurrency: options.concurrency,
 			deliveriesPerRound: options.deliveries,
 			forgedPerRound: Math.floor(options.deliveries / options.forgedEvery),
-			serviceTrigger,
-			stockWebhook,
-			p50Ratio: ratio(serviceTrigger.p50Ms, stockWebhook.p50Ms),
-			p99Ratio: ratio(serviceTrigger.p99Ms, stockWebhook.p99Ms),
-			throughputRatio: ratio(serviceTrigger.deliveriesPerSecond, stockWebhook.deliveriesPerSecond),
-			accountedFor:
-				clean(serviceTrigger) &&
-				clean(stockWebhook) &&
-				serviceTrigger.executionsCounted === serviceTrigger.executionsExpected &&
-				stockWebhook.executionsCounted === stockWebhook.executionsExpected &&
-				serviceTrigger.forgedRefused === serviceTrigger.forgedSent &&
-				serviceTrigger.executionsNotSuccessful === 0 &&
-				stockWebhook.executionsNotSuccessful === 0,
+			serviceTrigger: variants.trigger,
+			serviceTriggerNoMemory: variants.triggerNoMemory,
+			stockWebhook: variants.stock,
+			p50Ratio: ratio(variants.trigger.p50Ms, variants.stock.p50Ms),
+			p99Ratio: ratio(variants.trigger.p99Ms, variants.stock.p99Ms),
+			throughputRatio: ratio(variants.trigger.deliveriesPerSecond, variants.stock.deliveriesPerSecond),
+			p99RatioNoMemory: ratio(variants.triggerNoMemory.p99Ms, variants.stock.p99Ms),
+			accountedFor: Object.values(variants).every(accounted),
 		};
 	} finally {
 		await n8n?.stop();
@@ -161,11 +190,11 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 	}
 }
 
-function summariseRound(target: 'trigger' | 'stock', result: LoadResult): TriggerRound {
+function summariseRound(verifies: boolean, result: LoadResult): TriggerRound {
 	const valid = result.outcomes.filter((outcome) => !outcome.forged);
 	const unexpected: Record<string, number> = {};
 	for (const outcome of result.outcomes) {
-		const want = outcome.forged && target === 'trigger' ? 401 : 200;
+		const want = outcome.forged && verifies ? 401 : 200;
 		if (outcome.status !== want) {
 			const what = `${outcome.forged ? 'forged' : 'valid'} answered ${outcome.status}`;
 			unexpected[what] = (unexpected[what] ?? 0) + 1;
@@ -194,10 +223,13 @@ async function countExecutions(n8n: N8n, workflowId: string, expected: number): 
 		const executions = await n8n.api.executions(workflowId, false);
 		return executions.every((execution) => execution.stoppedAt !== null) ? executions : undefined;
 	};
-	await waitFor(async () => {
-		const executions = await finished();
-		return executions && executions.length >= expected ? executions : undefined;
-	}, { what: `${expected} finished executions of ${workflowId}`, timeoutMs: 180_000, intervalMs: 1_000 }).catch(() => undefined);
+	await waitFor(
+		async () => {
+			const executions = await finished();
+			return executions && executions.length >= expected ? executions : undefined;
+		},
+		{ what: `${expected} finished executions of ${workflowId}`, timeoutMs: 180_000, intervalMs: 1_000 },
+	).catch(() => undefined);
 	await new Promise((resolve) => setTimeout(resolve, 3_000));
 	const executions = (await finished()) ?? (await n8n.api.executions(workflowId, false));
 	return { count: executions.length, notSuccessful: executions.filter((execution) => execution.status !== 'success').length };

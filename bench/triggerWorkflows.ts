@@ -1,20 +1,28 @@
 /**
- * The two webhook workflows of item 3, each a single trigger node answering at once (onReceived):
- * the Service Trigger with its defaults (all events, Ignore Redeliveries on), and the stock Webhook
- * node with no verification at all.
+ * The webhook workflows of item 3, each a single trigger node answering at once (onReceived): the
+ * Service Trigger with its defaults (all events, Ignore Redeliveries on), the same with Ignore
+ * Redeliveries off, and the stock Webhook node with no verification at all.
  */
 export const TRIGGER_CREDENTIAL = { id: 'benchTriggerSvc01', name: 'Service (bench trigger)' };
 
 export const triggerWorkflowId = 'benchSvcTrigger01';
+export const triggerNoMemoryWorkflowId = 'benchSvcTrigger02';
 export const stockWorkflowId = 'benchStockHook001';
 export const STOCK_PATH = 'bench-stock-webhook';
 
 const settings = { executionOrder: 'v1' };
 
-export function serviceTriggerWorkflow() {
+export const triggerWebhookIds: Record<string, string> = {
+	[triggerWorkflowId]: '5b0f7c1e-2d4a-4c6e-8f10-b3a9e1d2c401',
+	[triggerNoMemoryWorkflowId]: '5b0f7c1e-2d4a-4c6e-8f10-b3a9e1d2c402',
+};
+
+/** The Service Trigger as added (Ignore Redeliveries on), or with the redelivery memory off, to show its cost. */
+export function serviceTriggerWorkflow(ignoreRedeliveries: boolean) {
+	const id = ignoreRedeliveries ? triggerWorkflowId : triggerNoMemoryWorkflowId;
 	return {
-		id: triggerWorkflowId,
-		name: 'Bench: Service Trigger',
+		id,
+		name: `Bench: Service Trigger${ignoreRedeliveries ? '' : ', Ignore Redeliveries off'}`,
 		active: false,
 		settings,
 		connections: {},
@@ -25,8 +33,8 @@ export function serviceTriggerWorkflow() {
 				type: 'n8n-nodes-service-reader.serviceTrigger',
 				typeVersion: 1,
 				position: [0, 0],
-				webhookId: '5b0f7c1e-2d4a-4c6e-8f10-b3a9e1d2c401',
-				parameters: { events: [], ignoreRedeliveries: true },
+				webhookId: triggerWebhookIds[id],
+				parameters: { events: [], ignoreRedeliveries },
 				credentials: { serviceApi: TRIGGER_CREDENTIAL },
 			},
 		],
