@@ -109,17 +109,32 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 			return `${n8n.url}/webhook/${trigger?.webhookId}/webhook`;
 		};
 		const webhookUrls = { ledgerAlert: webhookUrl('ledgerAlert'), shareRevoked: webhookUrl('shareRevoked') };
-		// The activate call answers before n8n has run the trigger's create(): wait for the registrations.
+		// The activate call answers before n8n has run the trigger's create(), and n8n saves the
+		// endpoint's sealed secret after the Service has registered it: a delivery in between would be
+		// refused (and retried a minute later). Ready means both the Service and n8n have the endpoint.
 		await waitFor(
 			async () => {
 				const registered = sandbox.control.webhookEndpoints().map((endpoint) => endpoint.url);
-				return Object.values(webhookUrls).every((url) => registered.includes(url)) ? true : undefined;
+				for (const name of triggerExamples as Array<'ledgerAlert' | 'shareRevoked'>) {
+					if (!registered.includes(webhookUrls[name])) return undefined;
+					if (!(await storedEndpointUrls(n8n, exampleIds[name])).includes(webhookUrls[name])) return undefined;
+				}
+				return true;
 			},
-			{ what: 'the trigger examples to register their webhook endpoints with the sandbox', timeoutMs: 60_000 },
+			{ what: 'the trigger examples to register their webhook endpoints', timeoutMs: 60_000 },
 		);
 		return { n8n, sandbox, sink, webhookUrls, stop };
 	} catch (error) {
 		await stop().catch(() => undefined);
 		throw error;
 	}
+}
+
+/** Webhook URLs whose endpoint a workflow's Service Trigger has saved in its static data. */
+async function storedEndpointUrls(n8n: N8n, workflowId: string): Promise<string[]> {
+	const workflow = await n8n.api.request<{ staticData?: Record<string, { endpoints?: Record<string, unknown> }> | null }>(
+		'GET',
+		`/workflows/${workflowId}`,
+	);
+	return Object.values(workflow.staticData ?? {}).flatMap((node) => Object.keys(node?.endpoints ?? {}));
 }
