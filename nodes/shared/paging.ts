@@ -58,25 +58,56 @@ export function pageQuery(options: PagingOptions, cursor: string | undefined): R
 	return qs;
 }
 
+export interface CursorPagesOptions<T> {
+	/**
+	 * Ask for the next page as soon as the current one has arrived, before the consumer works on
+	 * it, so the Service's answer time overlaps the consumer's work (CSV parsing). Only for
+	 * consumers that take every page (Return All): the next page is requested even if the
+	 * consumer then stops. Off by default.
+	 */
+	prefetch?: boolean;
+	/** Called with a prefetched page the consumer never took (it stopped or failed), e.g. to close a stream. */
+	discard?: (content: T) => void;
+}
+
 /**
- * Yields page after page, fetching each one only when the consumer asks for it: a consumer that
- * stops iterating (Limit reached) never causes a further request.
+ * Yields page after page. Without `prefetch`, each page is fetched only when the consumer asks
+ * for it: a consumer that stops iterating (Limit reached) never causes a further request. A failed
+ * fetch is thrown when the consumer asks for that page, prefetched or not.
  */
 export async function* cursorPages<T>(
 	fetchPage: (request: PageRequest) => Promise<PageAnswer<T>>,
 	options: PagingOptions,
+	{ prefetch = false, discard }: CursorPagesOptions<T> = {},
 ): AsyncGenerator<Page<T>, void, undefined> {
 	const usedCursors = new Set<string>();
-	let cursor: string | undefined;
-	for (let page = 1; ; page++) {
-		const request: PageRequest = { page, cursor, qs: pageQuery(options, cursor) };
-		const answer = await fetchPage(request);
-		const next = answer.nextCursor === undefined || answer.nextCursor === '' ? undefined : answer.nextCursor;
-		yield { ...answer, nextCursor: next, request };
-		if (next === undefined) return;
-		// Checked after yielding so the rows of this page are still counted by the consumer's error.
-		if (usedCursors.has(next)) throw new RepeatedCursorError(page, next, options.cursorParameter);
-		usedCursors.add(next);
-		cursor = next;
+	const start = (request: PageRequest): { request: PageRequest; pending: Promise<PageAnswer<T>> } => {
+		const pending = fetchPage(request);
+		// Awaited when the consumer asks for the page; until then a failure must not count as unhandled.
+		pending.catch(() => undefined);
+		return { request, pending };
+	};
+	let next: ReturnType<typeof start> | undefined = start({ page: 1, cursor: undefined, qs: pageQuery(options, undefined) });
+	let prefetched: ReturnType<typeof start> | undefined;
+	try {
+		for (let page = 1; next !== undefined; page++) {
+			const { request, pending } = next;
+			const answer: PageAnswer<T> = await pending;
+			const cursor: string | undefined =
+				answer.nextCursor === undefined || answer.nextCursor === '' ? undefined : answer.nextCursor;
+			const repeated = cursor !== undefined && usedCursors.has(cursor);
+			if (cursor !== undefined) usedCursors.add(cursor);
+			const following: PageRequest | undefined =
+				cursor === undefined || repeated ? undefined : { page: page + 1, cursor, qs: pageQuery(options, cursor) };
+			next = prefetched = following && prefetch ? start(following) : undefined;
+			yield { ...answer, nextCursor: cursor, request };
+			prefetched = undefined;
+			// Checked after yielding so the rows of this page are still counted by the consumer's error.
+			if (repeated && cursor !== undefined) throw new RepeatedCursorError(page, cursor, options.cursorParameter);
+			if (following && !prefetch) next = start(following);
+		}
+	} finally {
+		// The consumer stopped while a prefetched page was on its way: let the caller release it.
+		if (prefetched && discard) prefetched.pending.then((answer) => discard(answer.content), () => undefined);
 	}
 }

@@ -40,6 +40,11 @@ export interface ServiceCallOptions {
 	allowStatuses?: number[];
 	/** Total attempts for 429, and for idempotent methods also 5xx and dropped connections. */
 	maxAttempts?: number;
+	/**
+	 * The credential's settings when the caller has read them already: a paged export makes one
+	 * call per page, and each reading decrypts the credential again.
+	 */
+	settings?: ServiceSettings;
 }
 
 const CREDENTIAL = 'serviceApi';
@@ -65,7 +70,7 @@ export async function serviceRequest<T = unknown>(
 	options: ServiceCallOptions = {},
 ): Promise<ServiceAnswer<T>> {
 	const { itemIndex = 0, allowStatuses = [], maxAttempts = DEFAULT_ATTEMPTS } = options;
-	const settings = await getServiceSettings.call(this, itemIndex);
+	const settings = options.settings ?? (await getServiceSettings.call(this, itemIndex));
 	const idempotent = call.method === 'GET' || call.method === 'PUT' || call.method === 'DELETE';
 
 	for (let attempt = 0; ; attempt++) {

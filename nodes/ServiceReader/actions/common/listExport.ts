@@ -5,6 +5,7 @@ import { CsvPageFilter, parseCsvRows } from '../../../shared/csv';
 import { listFromBody } from '../../../shared/listBody';
 import type { Page, PageAnswer, PageRequest, PagingOptions } from '../../../shared/paging';
 import { cursorPages, RepeatedCursorError } from '../../../shared/paging';
+import type { ServiceSettings } from '../../../shared/settings';
 import { getServiceSettings, headerValue, serviceRequest } from '../../../shared/transport/serviceRequest';
 import type { ListExportSpec } from './listOptions';
 
@@ -41,9 +42,9 @@ export async function listExport(
 		query: parameters.query,
 	};
 	if (parameters.format === 'csv' && parameters.output === 'file') {
-		return [await exportFile.call(this, spec, parameters, paging, itemIndex)];
+		return [await exportFile.call(this, spec, parameters, paging, settings, itemIndex)];
 	}
-	return await exportItems.call(this, spec, parameters, paging, itemIndex);
+	return await exportItems.call(this, spec, parameters, paging, settings, itemIndex);
 }
 
 /** Reads and checks the parameters before any request, naming the item and the field on a problem. */
@@ -111,18 +112,24 @@ function readListParameters(this: IExecuteFunctions, spec: ListExportSpec, itemI
 	return { format, output, binaryPropertyName, limit, stripFormulaGuard, query };
 }
 
-/** Rows as items, page by page, stopping (without fetching another page) once Limit is reached. */
+/**
+ * Rows as items, page by page, stopping (without fetching another page) once Limit is reached.
+ * With Return All every page is needed anyway, so the next page is asked for while this one is
+ * parsed: the Service's answer time then overlaps the parsing (bench/, README Performance).
+ */
 async function exportItems(
 	this: IExecuteFunctions,
 	spec: ListExportSpec,
 	parameters: ListParameters,
 	paging: PagingOptions,
+	settings: ServiceSettings,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const { format, limit } = parameters;
 	const items: INodeExecutionData[] = [];
+	// The page whose fetch is under way; a page being parsed is named by its own request.
 	let current: PageRequest | undefined;
-	const fetchPage = async (request: PageRequest): Promise<PageAnswer<unknown[]>> => {
+	const fetchPage = async (request: PageRequest): Promise<PageAnswer<unknown>> => {
 		current = request;
 		const answer = await serviceRequest.call(
 			this,
@@ -132,18 +139,23 @@ async function exportItems(
 				qs: request.qs,
 				response: format === 'csv' ? 'buffer' : 'json',
 			},
-			{ itemIndex },
+			{ itemIndex, settings },
 		);
-		const rows =
-			format === 'csv'
-				? parseCsvRows(answer.body as Buffer, { stripFormulaGuard: parameters.stripFormulaGuard })
-				: listFromBody(answer.body);
-		return { content: rows, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
+		return { content: answer.body, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
 	};
 
 	try {
-		for await (const page of cursorPages(fetchPage, paging)) {
-			for (const row of page.content) {
+		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
+			let rows: unknown[];
+			try {
+				rows =
+					format === 'csv'
+						? parseCsvRows(page.content as Buffer, { stripFormulaGuard: parameters.stripFormulaGuard })
+						: listFromBody(page.content);
+			} catch (error) {
+				throw pageFailed.call(this, error, spec, page.request, items.length, itemIndex);
+			}
+			for (const row of rows) {
 				if (limit !== undefined && items.length >= limit) break;
 				items.push({ json: asJson(row) });
 			}
@@ -165,6 +177,7 @@ async function exportFile(
 	spec: ListExportSpec,
 	parameters: ListParameters,
 	paging: PagingOptions,
+	settings: ServiceSettings,
 	itemIndex: number,
 ): Promise<INodeExecutionData> {
 	const { limit, stripFormulaGuard } = parameters;
@@ -176,13 +189,20 @@ async function exportFile(
 		const answer = await serviceRequest.call(
 			this,
 			{ method: 'GET', path: `/v1/reader/exports/${spec.listing}`, qs: request.qs, response: 'stream' },
-			{ itemIndex },
+			{ itemIndex, settings },
 		);
 		return { content: answer.body as Readable, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
 	};
-	const fail = (error: unknown) => pageFailed.call(this, error, spec, current, rows, itemIndex);
+	// The page being streamed into the file; undefined while the next one is awaited.
+	let working: PageRequest | undefined;
+	const fail = (error: unknown) => pageFailed.call(this, error, spec, working ?? current, rows, itemIndex);
 
-	const pageIterator = cursorPages(fetchPage, paging);
+	// With Return All, the next page is asked for as soon as this one's headers are in, so its
+	// answer time overlaps the streaming of this one (bench/, README Performance).
+	const pageIterator = cursorPages(fetchPage, paging, {
+		prefetch: limit === undefined,
+		discard: (body) => closeBody(body),
+	});
 	let first: IteratorResult<Page<Readable>, void>;
 	try {
 		// The first page is fetched here: its stream supplies the Readable class for the file.
@@ -196,6 +216,7 @@ async function exportFile(
 		let firstHeader: string | undefined;
 		try {
 			for (let page: Page<Readable> | undefined = firstPage; page !== undefined; ) {
+				working = page.request;
 				const filter = new CsvPageFilter({
 					dropHeader: page.request.page > 1,
 					stripFormulaGuard,
@@ -221,6 +242,7 @@ async function exportFile(
 				rows += filter.rows;
 				pages++;
 				if (limit !== undefined && rows >= limit) break;
+				working = undefined;
 				const next = await pageIterator.next();
 				page = next.done ? undefined : next.value;
 			}
@@ -239,6 +261,13 @@ async function exportFile(
 		json: { export: spec.listing, fileName, pages, rows },
 		binary: { [parameters.binaryPropertyName]: binary },
 	};
+}
+
+/** Releases a response body nobody will read, so its connection does not linger. */
+function closeBody(body: Readable): void {
+	const stream = body as unknown as { destroy?: () => void; resume?: () => void };
+	if (typeof stream.destroy === 'function') stream.destroy();
+	else stream.resume?.();
 }
 
 /**
