@@ -19,6 +19,11 @@ interface LimitJob {
 	token: string;
 	caPath: string;
 	parse: 'stream' | 'page';
+	/**
+	 * false: a new agent (so a new TLS connection) for every page, as n8n's request helpers do;
+	 * shows what keep-alive is worth. Default true.
+	 */
+	keepAlive?: boolean;
 	/** Bound on the paging loop: a Service that never stops sending cursors cannot keep this running. */
 	maxPages: number;
 }
@@ -30,14 +35,16 @@ interface PageCount {
 }
 
 const job = JSON.parse(process.argv[2] ?? '{}') as LimitJob;
-const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: readFileSync(job.caPath, 'utf8') });
+const ca = readFileSync(job.caPath, 'utf8');
+const sharedAgent = new Agent({ keepAlive: true, maxSockets: 1, ca });
+const agentForPage = () => (job.keepAlive === false ? new Agent({ ca }) : sharedAgent);
 
 function fetchPage(cursor: string | undefined): Promise<PageCount> {
 	const url = new URL('/v1/reader/exports/portfolio', job.baseUrl);
 	url.searchParams.set('format', 'csv');
 	if (cursor !== undefined) url.searchParams.set('cursor', cursor);
 	return new Promise((resolve, reject) => {
-		const request = get(url, { agent, headers: { authorization: `Bearer ${job.token}`, accept: 'text/csv' } }, (response) => {
+		const request = get(url, { agent: agentForPage(), headers: { authorization: `Bearer ${job.token}`, accept: 'text/csv' } }, (response) => {
 			if (response.statusCode !== 200) {
 				response.resume();
 				reject(new Error(`GET ${url.pathname} answered ${response.statusCode}`));
@@ -99,7 +106,7 @@ async function main(): Promise<void> {
 		cursor = page.nextCursor;
 	} while (cursor !== undefined);
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
-	agent.destroy();
+	sharedAgent.destroy();
 	// resourceUsage().maxRSS is the kernel's high-water mark for this process, in KiB.
 	console.log(JSON.stringify({ rows, pages, bytes, ms, maxRssKiB: process.resourceUsage().maxRSS }));
 }
