@@ -7,7 +7,11 @@ import { join } from 'node:path';
 
 import { median, spread } from './stats';
 
-export type LimitMode = 'stream' | 'page';
+/**
+ * stream and page: one keep-alive connection (the limit); page-new-connection: a new TLS connection
+ * per page, as n8n's request helpers make, to show what that costs outside n8n.
+ */
+export type LimitMode = 'stream' | 'page' | 'page-new-connection';
 
 export interface LimitRun {
 	rows: number;
@@ -36,8 +40,8 @@ export interface LimitJob {
 }
 
 export async function benchLimit(job: LimitJob): Promise<LimitResult[]> {
-	const modes: LimitMode[] = ['stream', 'page'];
-	const runs: Record<LimitMode, LimitRun[]> = { stream: [], page: [] };
+	const modes: LimitMode[] = ['stream', 'page', 'page-new-connection'];
+	const runs: Record<LimitMode, LimitRun[]> = { stream: [], page: [], 'page-new-connection': [] };
 	for (let run = 0; run < job.runs; run++) {
 		for (const mode of run % 2 === 0 ? modes : [...modes].reverse()) {
 			const result = await runClient(job, mode);
@@ -61,7 +65,14 @@ export async function benchLimit(job: LimitJob): Promise<LimitResult[]> {
 }
 
 function runClient(job: LimitJob, mode: LimitMode): Promise<LimitRun> {
-	const config = JSON.stringify({ baseUrl: job.baseUrl, token: job.token, caPath: job.caPath, parse: mode, maxPages: 100_000 });
+	const config = JSON.stringify({
+		baseUrl: job.baseUrl,
+		token: job.token,
+		caPath: job.caPath,
+		parse: mode === 'stream' ? 'stream' : 'page',
+		keepAlive: mode !== 'page-new-connection',
+		maxPages: 100_000,
+	});
 	return new Promise((resolve, reject) => {
 		execFile(
 			job.node,

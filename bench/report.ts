@@ -9,6 +9,12 @@ type Partial = Omit<BenchResults, 'table' | 'targets'>;
 
 const MAIN_SIZE = 100_000;
 
+const limitWords: Record<string, string> = {
+	stream: 'stream parser, one connection',
+	page: 'page by page, one connection',
+	'page-new-connection': 'page by page, new TLS connection per page',
+};
+
 function variant(results: Partial, size: number, name: ExportVariant): VariantResult | undefined {
 	return results.exports[String(size)]?.find((entry) => entry.variant === name);
 }
@@ -19,7 +25,8 @@ function completed(entry: VariantResult | undefined): entry is VariantResult {
 
 /** Fastest limit at a size: the reference is the better of the two ways to parse. */
 function bestLimit(results: Partial, size: number) {
-	const modes = results.limit[String(size)] ?? [];
+	// The limit proper keeps its connection; the new-connection mode only shows what n8n's helpers cost.
+	const modes = (results.limit[String(size)] ?? []).filter((mode) => mode.mode !== 'page-new-connection');
 	return modes.reduce<(typeof modes)[number] | undefined>(
 		(best, mode) => (best === undefined || mode.rowsPerSecond > best.rowsPerSecond ? mode : best),
 		undefined,
@@ -135,12 +142,12 @@ export function renderTable(results: Partial): string {
 			lines.push(
 				row([
 					'2',
-					`limit: Node https + csv-parse (${limit.mode === 'stream' ? 'stream parser' : 'page by page'})`,
+					`limit: Node https + csv-parse (${limitWords[limit.mode]})`,
 					`${whole(size, 'down')} rows`,
 					seconds(limit.ms, 'down'),
 					`${whole(limit.rowsPerSecond, 'up')} rows/s`,
 					mib(limit.peakRssMiB, 'down'),
-					'no n8n',
+					limit.mode === 'page-new-connection' ? 'no n8n; not the limit: shows the cost of no keep-alive' : 'no n8n',
 				]),
 			);
 		}
