@@ -62,7 +62,15 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		staticData.seenAlerts = rememberAlert(seen, item.alert_id, now);
 	}
 
-	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
+	// Answer now, as response mode "On Received" would, and tell n8n the answer is sent. Besides being
+	// quick, this is what keeps the remembered alert_id: n8n saves static data changed by webhook()
+	// when the node has answered, but once it starts the execution it re-wraps the static data and
+	// no longer sees the change (n8n 2.40), so every redelivery would start the workflow again.
+	this.getResponseObject().status(200).json({ message: 'Workflow was started' });
+	return {
+		workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])],
+		noWebhookResponse: true,
+	};
 }
 
 /** The Events parameter as a list; an expression may give a comma-separated string instead. */

@@ -279,6 +279,25 @@ function expressRequest(req: IncomingMessage): WebhookRequest {
 	return request;
 }
 
+/** An answer that goes nowhere, for the 'lostAnswer' outage. */
+function lostResponse(): WebhookResponse {
+	let sent = false;
+	const response: WebhookResponse = {
+		status: () => response,
+		send: () => ((sent = true), response),
+		json: () => ((sent = true), response),
+		end: () => ((sent = true), response),
+		setHeader: () => response,
+		get headersSent() {
+			return sent;
+		},
+		get finished() {
+			return sent;
+		},
+	};
+	return response;
+}
+
 function expressResponse(res: ServerResponse): WebhookResponse {
 	const response: WebhookResponse = {
 		status(code) {
@@ -410,7 +429,8 @@ export async function startTriggerReceiver(
 		}
 
 		const request = expressRequest(req);
-		const response = expressResponse(res);
+		// A proxy that loses n8n's answer: whatever n8n or the node writes never reaches the Service.
+		const response = active?.mode === 'lostAnswer' ? lostResponse() : expressResponse(res);
 		if (receiver.fillRawBody) {
 			// As n8n's webhook helpers: read the raw body, then parse JSON into req.body for nodes that want it.
 			await request.readRawBody();
