@@ -45,6 +45,8 @@ export interface ExecuteMeasure {
 	/** Kernel high-water mark from GNU time over the whole process life, printing included. */
 	kernelMaxRssMiB?: number;
 	samples: number;
+	/** [ms since the execution started, main RSS MiB], at most ~100 points: the shape of memory over the run. */
+	timeline: Array<[number, number]>;
 	/** Exit code of GNU time's child (n8n); 139 or a signal means it crashed while exiting. */
 	exitCode: number | null;
 	crashedOnExit: boolean;
@@ -126,10 +128,18 @@ export async function measureExecute(command: ExecuteCommand): Promise<ExecuteMe
 		peakTotalMiB: peak((sample) => sample.mainMiB + sample.othersMiB),
 		kernelMaxRssMiB,
 		samples: window.length,
+		timeline: downsample(window, summary?.startedAt ? Date.parse(summary.startedAt) : started),
 		exitCode: code,
 		crashedOnExit,
 		summary,
 	};
+}
+
+function downsample(samples: RssSample[], zero: number): Array<[number, number]> {
+	const step = Math.max(1, Math.ceil(samples.length / 100));
+	return samples
+		.filter((_, i) => i % step === 0 || i === samples.length - 1)
+		.map((sample) => [sample.at - zero, Math.round(sample.mainMiB)]);
 }
 
 /** The process GNU time started (n8n itself). */
