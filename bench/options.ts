@@ -5,6 +5,7 @@
  *   npm run bench                              full run, writes bench/results.json
  *   npm run bench -- --quick                   10k and 100k rows, one run each, fewer deliveries
  *   npm run bench -- --only export --sizes 1000000 --runs 2
+ *   npm run bench -- --only trigger --merge    re-measure one part into the existing results file
  */
 export type Section = 'verifier' | 'limit' | 'export' | 'trigger';
 export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger'];
@@ -30,6 +31,8 @@ export interface BenchOptions {
 	rssLimitMiB: number;
 	sampleEveryMs: number;
 	out: string;
+	/** Keep the other sections of an existing results file and replace only those measured now. */
+	merge: boolean;
 }
 
 const defaults: BenchOptions = {
@@ -49,6 +52,7 @@ const defaults: BenchOptions = {
 	rssLimitMiB: 6_144,
 	sampleEveryMs: 20,
 	out: 'bench/results.json',
+	merge: false,
 };
 
 const quick: Partial<BenchOptions> = {
@@ -78,6 +82,9 @@ export function parseOptions(argv: string[]): BenchOptions {
 		};
 		switch (flag) {
 			case '--quick':
+				break;
+			case '--merge':
+				options.merge = true;
 				break;
 			case '--only':
 				options.only = take()

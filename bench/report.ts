@@ -89,6 +89,12 @@ export function judgeTargets(results: Partial): TargetCheck[] {
 	return checks;
 }
 
+/** Deliveries n8n never answered (overload), which the execution count may or may not include. */
+function noAnswer(entry: { noAnswer?: number; noAnswerErrors?: Record<string, number> }): string {
+	const total = Object.values(entry.noAnswerErrors ?? {}).reduce((sum, n) => sum + n, 0);
+	return total > 0 ? `; ${total} got no answer (${Object.entries(entry.noAnswerErrors ?? {}).map(([why, n]) => `${n} ${why}`).join(', ')})` : '';
+}
+
 function row(cells: string[]): string {
 	return `| ${cells.join(' | ')} |`;
 }
@@ -166,8 +172,8 @@ export function renderTable(results: Partial): string {
 					`${whole(entry.deliveriesPerSecond, ours ? 'down' : 'up')} deliveries/s`,
 					'',
 					ours
-						? `p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), 'up')}, p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), 'up')} of stock; executions ${entry.executionsCounted}/${entry.executionsExpected}, forged refused ${entry.forgedRefused}/${entry.forgedSent}`
-						: `executions ${entry.executionsCounted}/${entry.executionsExpected}; forged accepted (no verification)`,
+						? `p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), 'up')}, p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), 'up')} of stock; executions ${entry.executionsCounted}/${entry.executionsExpected}, forged refused ${entry.forgedRefused}/${entry.forgedSent}${noAnswer(entry)}`
+						: `executions ${entry.executionsCounted}/${entry.executionsExpected}; forged accepted (no verification)${noAnswer(entry)}`,
 				]),
 			);
 		}

@@ -24,9 +24,13 @@ export interface BenchResults {
 	command: string;
 	options: BenchOptions;
 	machine: MachineInfo;
+	/** After --merge: the machine info of the run the kept sections come from. */
+	earlierMachine?: MachineInfo;
 	n8nVersion?: string;
 	packageVersion: string;
 	gitCommit?: string;
+	/** When each section was measured (differs between sections only after a --merge run). */
+	measuredAt: Partial<Record<'verifier' | 'limit' | 'export' | 'trigger', string>>;
 	/** Item 4. */
 	verifier?: VerifierResult;
 	/** Item 2, per portfolio size. */

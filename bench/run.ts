@@ -42,6 +42,7 @@ async function main(): Promise<void> {
 		machine: machineInfo(),
 		packageVersion: (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version,
 		gitCommit: gitCommit(),
+		measuredAt: Object.fromEntries(options.only.map((section) => [section, new Date().toISOString()])),
 		limit: {},
 		exports: {},
 		errors: [],
@@ -96,10 +97,11 @@ async function main(): Promise<void> {
 	}
 
 	results.machine.loadAtEnd = roundedLoad();
+	const out = resolve(repoRoot, options.out);
+	if (options.merge) mergeEarlier(results, out, options);
 	const table = renderTable(results);
 	const targets = judgeTargets(results);
 	const full: BenchResults = { ...results, table, targets };
-	const out = resolve(repoRoot, options.out);
 	mkdirSync(dirname(out), { recursive: true });
 	writeFileSync(out, `${JSON.stringify(full, null, '\t')}\n`);
 
@@ -164,6 +166,30 @@ async function benchSizes(options: BenchOptions, results: Omit<BenchResults, 'ta
 	} finally {
 		await host?.remove();
 	}
+}
+
+/** --merge: the sections not measured now come from the existing results file, with their dates. */
+function mergeEarlier(results: Omit<BenchResults, 'table' | 'targets'>, out: string, options: BenchOptions): void {
+	let earlier: BenchResults;
+	try {
+		earlier = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
+	} catch {
+		return;
+	}
+	const measuredNow = (section: BenchOptions['only'][number]) => options.only.includes(section);
+	if (!measuredNow('verifier')) results.verifier = earlier.verifier;
+	if (!measuredNow('limit')) results.limit = earlier.limit;
+	if (!measuredNow('export')) {
+		results.exports = earlier.exports;
+		results.baseline = earlier.baseline;
+	}
+	if (!measuredNow('trigger')) results.trigger = earlier.trigger;
+	results.measuredAt = { ...earlier.measuredAt, ...results.measuredAt };
+	for (const section of ['verifier', 'limit', 'export', 'trigger'] as const) {
+		if (!measuredNow(section) && !earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;
+	}
+	results.n8nVersion ??= earlier.n8nVersion;
+	results.earlierMachine = earlier.machine;
 }
 
 function gitCommit(): string | undefined {

@@ -7,9 +7,11 @@ import { Agent, request } from 'node:https';
 import type { Delivery } from './deliveries';
 
 export interface Outcome {
+	/** HTTP status; 0 when no answer came (then `error` says why). */
 	status: number;
 	ms: number;
 	forged: boolean;
+	error?: string;
 }
 
 export interface LoadResult {
@@ -28,8 +30,8 @@ export async function sendDeliveries(url: string, ca: string, deliveries: Delive
 			const index = next++;
 			const delivery = deliveries[index];
 			const sent = process.hrtime.bigint();
-			const status = await post(url, agent, delivery);
-			outcomes[index] = { status, ms: Number(process.hrtime.bigint() - sent) / 1e6, forged: delivery.forgery !== undefined };
+			const { status, error } = await post(url, agent, delivery);
+			outcomes[index] = { status, ms: Number(process.hrtime.bigint() - sent) / 1e6, forged: delivery.forgery !== undefined, error };
 		}
 	};
 	await Promise.all(Array.from({ length: concurrency }, worker));
@@ -38,20 +40,21 @@ export async function sendDeliveries(url: string, ca: string, deliveries: Delive
 	return { outcomes, wallMs };
 }
 
-/** Status of the answer once its body has been read; 0 when the request failed. */
-function post(url: string, agent: Agent, delivery: Delivery): Promise<number> {
+/** Status of the answer once its body has been read; 0 and the error's code when the request failed. */
+function post(url: string, agent: Agent, delivery: Delivery): Promise<{ status: number; error?: string }> {
 	return new Promise((resolve) => {
+		const failed = (error: Error & { code?: string }) => resolve({ status: 0, error: error.code ?? error.message });
 		const req = request(
 			url,
 			{ method: 'POST', agent, headers: { ...delivery.headers, 'content-length': String(delivery.body.length) }, timeout: 60_000 },
 			(res) => {
 				res.resume();
-				res.on('end', () => resolve(res.statusCode ?? 0));
-				res.on('error', () => resolve(0));
+				res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+				res.on('error', failed);
 			},
 		);
-		req.on('timeout', () => req.destroy(new Error('timeout')));
-		req.on('error', () => resolve(0));
+		req.on('timeout', () => req.destroy(Object.assign(new Error('no answer within 60 s'), { code: 'TIMEOUT' })));
+		req.on('error', failed);
 		req.end(delivery.body);
 	});
 }
