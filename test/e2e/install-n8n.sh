@@ -71,7 +71,9 @@ install_version() {
 	npm install --prefix "$dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
 		--save-exact "n8n@$version" >&2 || return 1
 	echo "install-n8n: rebuilding sqlite3 against $npm_config_nodedir" >&2
-	(cd "$dir" && JOBS=2 npm rebuild sqlite3 --build-from-source --foreground-scripts --loglevel=error >&2) || return 1
+	# --ignore-scripts=false: when this runs under `npm test`, npm passes the project's ignore-scripts=true
+	# (.npmrc) down as npm_config_ignore_scripts, and the rebuild would then build nothing.
+	(cd "$dir" && JOBS=2 npm rebuild sqlite3 --build-from-source --foreground-scripts --ignore-scripts=false --loglevel=error >&2) || return 1
 	verify "$dir" >&2 || return 1
 	echo "n8n@$version abi=$node_abi" >"$marker"
 	echo "install-n8n: n8n@$version ready in $((SECONDS - started)) s" >&2
