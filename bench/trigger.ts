@@ -57,6 +57,9 @@ export interface TriggerVariant {
 	noAnswerErrors: Record<string, number>;
 	executionsCounted: number;
 	executionsNotSuccessful: number;
+	/** Executions by n8n status, and the error of one that did not succeed. */
+	executionStatuses: Record<string, number>;
+	firstExecutionError?: string;
 	forgedSent: number;
 	forgedRefused: number;
 }
@@ -171,8 +174,10 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 		}
 
 		const variants = {} as Record<Key, TriggerVariant>;
+		const sent = Date.now();
 		for (const t of targets) {
 			const counted = await countExecutions(n8n, t.workflowId, t.expected);
+			options.log(`  ${t.key}: ${counted.count} executions of ${t.expected} expected, ${Math.round((Date.now() - sent) / 1000)} s after the last delivery`);
 			variants[t.key] = {
 				name: t.name,
 				verifies: t.verifies,
@@ -185,6 +190,8 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 				noAnswerErrors: t.noAnswerErrors,
 				executionsCounted: counted.count,
 				executionsNotSuccessful: counted.notSuccessful,
+				executionStatuses: counted.statuses,
+				firstExecutionError: counted.firstError,
 				forgedSent: t.forgedSent,
 				forgedRefused: t.forgedRefused,
 			};
@@ -252,7 +259,11 @@ function summariseRound(verifies: boolean, result: LoadResult): TriggerRound {
  * then a few seconds more and counts again, so that executions started by deliveries that should
  * have started none would show.
  */
-async function countExecutions(n8n: N8n, workflowId: string, expected: number): Promise<{ count: number; notSuccessful: number }> {
+async function countExecutions(
+	n8n: N8n,
+	workflowId: string,
+	expected: number,
+): Promise<{ count: number; notSuccessful: number; statuses: Record<string, number>; firstError?: string }> {
 	const finished = async () => {
 		const executions = await n8n.api.executions(workflowId, false);
 		return executions.every((execution) => execution.stoppedAt !== null) ? executions : undefined;
@@ -262,9 +273,26 @@ async function countExecutions(n8n: N8n, workflowId: string, expected: number): 
 			const executions = await finished();
 			return executions && executions.length >= expected ? executions : undefined;
 		},
-		{ what: `${expected} finished executions of ${workflowId}`, timeoutMs: 180_000, intervalMs: 1_000 },
+		// n8n answers onReceived at once and runs the executions after; under load they trail the
+		// answers by minutes, so the count waits for the backlog to drain (bounded).
+		{ what: `${expected} finished executions of ${workflowId}`, timeoutMs: 1_200_000, intervalMs: 2_000 },
 	).catch(() => undefined);
 	await new Promise((resolve) => setTimeout(resolve, 3_000));
 	const executions = (await finished()) ?? (await n8n.api.executions(workflowId, false));
-	return { count: executions.length, notSuccessful: executions.filter((execution) => execution.status !== 'success').length };
+	const statuses: Record<string, number> = {};
+	for (const execution of executions) statuses[execution.status] = (statuses[execution.status] ?? 0) + 1;
+	const failed = executions.find((execution) => execution.status !== 'success');
+	let firstError: string | undefined;
+	if (failed) {
+		const detail = await n8n.api
+			.request<{ data?: { resultData?: { error?: { message?: string } } } }>('GET', `/executions/${failed.id}?includeData=true`)
+			.catch(() => undefined);
+		firstError = detail?.data?.resultData?.error?.message ?? `status ${failed.status}`;
+	}
+	return {
+		count: executions.length,
+		notSuccessful: executions.filter((execution) => execution.status !== 'success').length,
+		statuses,
+		firstError,
+	};
 }
