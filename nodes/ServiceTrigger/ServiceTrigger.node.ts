@@ -1,5 +1,7 @@
 import type {
+	IExecuteFunctions,
 	IHookFunctions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -10,6 +12,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { handleDelivery } from './delivery';
 import { checkExists, create, deleteEndpoint } from './lifecycle';
 import { loadOptions } from './methods';
+import { rememberPassedOn } from './passedOn';
 
 export class ServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -71,5 +74,11 @@ export class ServiceTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await handleDelivery.call(this);
+	}
+
+	// Runs as the first step of the execution a delivery started: that is where the alert_id can
+	// be remembered in static data so that n8n keeps it (see passedOn.ts).
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await rememberPassedOn.call(this);
 	}
 }

@@ -4,13 +4,14 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { hasSeenAlert, liveAlerts, rememberAlert } from '../shared/redeliveryMemory';
+import { hasSeenAlert, liveAlerts } from '../shared/redeliveryMemory';
 import { unsealSecret } from '../shared/secretSeal';
 import { readServiceEvent, shouldStartWorkflow } from '../shared/serviceEvents';
 import type { ServiceSettings } from '../shared/settings';
 import { readServiceSettings } from '../shared/settings';
 import { decodeSigningSecret } from '../shared/signingSecret';
 import { refusalWords, verifyServiceSignature } from '../shared/webhookSignature';
+import { answeredAlerts, triggerKey } from './passedOn';
 import { storedEndpoints } from './state';
 
 const WEBHOOK_NAME = 'default';
@@ -50,27 +51,25 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	}
 
 	if (this.getNodeParameter('ignoreRedeliveries', true) as boolean) {
-		const staticData = this.getWorkflowStaticData('node');
-		const now = Date.now();
-		const seen = liveAlerts(staticData.seenAlerts, now);
-		if (hasSeenAlert(seen, item.alert_id)) {
+		const trigger = triggerKey(this);
+		const remembered = liveAlerts(this.getWorkflowStaticData('node').seenAlerts, Date.now());
+		if (hasSeenAlert(remembered, item.alert_id) || answeredAlerts.has(trigger, item.alert_id, Date.now())) {
 			this.logger.info(
 				`Service Trigger: alert ${item.alert_id} (${item.event_type}) was already passed on; this redelivery starts nothing.`,
 			);
 			return {};
 		}
-		staticData.seenAlerts = rememberAlert(seen, item.alert_id, now);
+		// n8n answers once it has stored the new execution: 2xx means the alert is passed on; 5xx
+		// means nothing started and the Service will retry, which must then start the workflow.
+		const res = this.getResponseObject();
+		res.once('finish', () => {
+			if (res.statusCode >= 200 && res.statusCode < 300) answeredAlerts.remember(trigger, item.alert_id, Date.now());
+		});
 	}
 
-	// Answer now, as response mode "On Received" would, and tell n8n the answer is sent. Besides being
-	// quick, this is what keeps the remembered alert_id: n8n saves static data changed by webhook()
-	// when the node has answered, but once it starts the execution it re-wraps the static data and
-	// no longer sees the change (n8n 2.40), so every redelivery would start the workflow again.
-	this.getResponseObject().status(200).json({ message: 'Workflow was started' });
-	return {
-		workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])],
-		noWebhookResponse: true,
-	};
+	// n8n answers (response mode "On Received") only after it has stored the execution, so a 2xx
+	// never stands for a delivery that was lost. The execution remembers the alert_id (execute()).
+	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
 }
 
 /** The Events parameter as a list; an expression may give a comma-separated string instead. */

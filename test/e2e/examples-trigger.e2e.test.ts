@@ -160,18 +160,28 @@ describe('trigger example workflows in a real n8n', () => {
 		expect(chatTexts().filter((text) => text.includes(alert.alertId))).toHaveLength(1);
 	}, 120_000);
 
-	test('after an n8n restart, deliveries still verify and no endpoint is registered again', async () => {
+	test('after an n8n restart, deliveries still verify, no endpoint is registered again, and earlier alerts are remembered', async () => {
 		const { sandbox, n8n } = running();
 		const endpointsBefore = sandbox.control.webhookEndpoints().map((endpoint) => endpoint.id).sort();
 		const registrationsBefore = sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' }).length;
+		const earlier = sandbox.control.emit('ledger_high', { organisation: 'KE-1007' });
+		expect(statuses(await sandbox.control.whenSettled(earlier.alertId))).toEqual([200, 200]);
+		await barrier();
 
 		await n8n.restart();
+
+		// The memory of passed-on alerts lives in static data, which the execution saved: a
+		// redelivery after the restart is acknowledged and starts nothing.
+		sandbox.control.redeliver(earlier.alertId);
+		expect(statuses(await sandbox.control.whenSettled(earlier.alertId))).toEqual([200, 200, 200, 200]);
 
 		const alert = sandbox.control.emit('ledger_high', { organisation: 'KE-1006' });
 		expect(statuses(await sandbox.control.whenSettled(alert.alertId))).toEqual([200, 200]);
 		await barrier();
 		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBe(1);
 		expect(chatTexts().filter((text) => text.includes(alert.alertId))).toHaveLength(1);
+		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[earlier.alertId]).toBe(1);
+		expect(chatTexts().filter((text) => text.includes(earlier.alertId))).toHaveLength(1);
 		expect(sandbox.control.webhookEndpoints().map((endpoint) => endpoint.id).sort()).toEqual(endpointsBefore);
 		expect(sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' })).toHaveLength(registrationsBefore);
 	}, 240_000);

@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { EventEmitter } from 'node:events';
+
 import { Container } from '@n8n/di';
 import { Logger } from '@n8n/backend-common';
-import { HookContext, LoadOptionsContext, WebhookContext } from 'n8n-core';
+import { ExecutionLifecycleHooks, HookContext, LoadOptionsContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -18,26 +20,32 @@ import type {
 	INodeParameters,
 	INodePropertyOptions,
 	INodeType,
+	IRun,
 	IWebhookData,
+	IWorkflowBase,
 	IWebhookResponseData,
 	IWorkflowExecuteAdditionalData,
 	WebhookSetupMethodNames,
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { nodeTypes, PACKAGE, registerNodeType } from './nodeTypes';
-import { createAdditionalData } from './runWorkflow';
+import { createAdditionalData, initBinaryData } from './runWorkflow';
 
 /**
  * Runs a webhook trigger node the way n8n's server does, in process:
  * - activation and deactivation call the node's webhookMethods inside n8n-core's HookContext, as
  *   packages/cli/src/webhooks/webhook.service.ts does (checkExists, then create when it answers false);
  * - each delivery is handed to the node's webhook() inside n8n-core's WebhookContext, and answered
- *   as packages/cli/src/webhooks/webhook-helpers.ts does for responseMode "onReceived";
- * - static data is persisted as n8n persists it: production requests load it fresh and save it
- *   when the node changed it; test registrations keep their own copy (Workflow.setTestStaticData).
+ *   as packages/cli/src/webhooks/webhook-helpers.ts does for responseMode "onReceived": when the
+ *   node starts the workflow, n8n stores the execution, answers, then runs the execution with
+ *   n8n-core's WorkflowExecute, the trigger node first with the delivered items;
+ * - static data is persisted as n8n 2.40 persists it: production requests load it fresh; a change
+ *   webhook() made is saved only when no execution starts (WorkflowRunner.run re-wraps the static
+ *   data and loses the change otherwise); an execution loads it fresh and saves its changes when
+ *   it ends; test registrations keep their own copy (Workflow.setTestStaticData).
  */
 
 export type WebhookKind = 'production' | 'test';
@@ -158,10 +166,35 @@ export class TriggerHarness {
 		const mode: WorkflowExecuteMode = kind === 'test' ? 'manual' : 'webhook';
 		const context = new WebhookContext(workflow, this.node, additionalData, mode, this.webhookData(kind, additionalData), [], null);
 		const result = (await this.options.nodeType.webhook!.call(context)) as IWebhookResponseData;
-		// n8n saves static data after webhook() returns when the node changed it. A test delivery
-		// works on the registration's copy (setTestStaticData), which nothing writes back.
-		if (kind === 'production') this.persist(workflow, kind);
+		// A test delivery works on the registration's copy (setTestStaticData), which nothing writes back.
+		const startsExecution = result.workflowData !== undefined && result.noWebhookResponse !== true;
+		if (kind === 'production' && !startsExecution) this.persist(workflow, kind);
 		return result;
+	}
+
+	/**
+	 * The execution a delivery started, as WorkflowRunner runs it: static data loaded fresh, the
+	 * trigger node first with the delivered items, changed static data saved when it ends (not in
+	 * manual mode). Returns the trigger node's output items.
+	 */
+	async execute(items: INodeExecutionData[], kind: WebhookKind): Promise<INodeExecutionData[]> {
+		await initBinaryData();
+		const mode: WorkflowExecuteMode = kind === 'test' ? 'manual' : 'webhook';
+		const workflow = this.workflow(kind);
+		const workflowData = { id: WORKFLOW_ID, name: workflow.name, nodes: [this.node], connections: {}, settings: {} } as unknown as IWorkflowBase;
+		const hooks = new ExecutionLifecycleHooks(mode, 'trigger-execution', workflowData);
+		const finished = new Promise<{ run: IRun; newStaticData?: IDataObject }>((resolve) => {
+			hooks.addHandler('workflowExecuteAfter', (run, newStaticData) => resolve({ run, newStaticData }));
+		});
+		const runExecutionData = createRunExecutionData({
+			executionData: { nodeExecutionStack: [{ node: this.node, data: { main: [items] }, source: null }] },
+		});
+		await new WorkflowExecute(this.createAdditionalDataFor(hooks), mode, runExecutionData).processRunExecutionData(workflow);
+		const { run, newStaticData } = await finished;
+		if (kind === 'production' && newStaticData) this.saved = JSON.parse(JSON.stringify(newStaticData)) as IDataObject;
+		const error = run.data.resultData.error;
+		if (error) throw new Error(`The execution failed: ${error.message}`);
+		return run.data.resultData.runData[this.node.name]?.[0]?.data?.main?.[0] ?? [];
 	}
 
 	/** Runs a loadOptions method inside n8n-core's LoadOptionsContext, as the editor's request does. */
@@ -199,7 +232,11 @@ export class TriggerHarness {
 	}
 
 	private additionalData(): IWorkflowExecuteAdditionalData {
-		const additionalData = createAdditionalData(undefined, this.options.credentials);
+		return this.createAdditionalDataFor(undefined);
+	}
+
+	private createAdditionalDataFor(hooks: ExecutionLifecycleHooks | undefined): IWorkflowExecuteAdditionalData {
+		const additionalData = createAdditionalData(hooks, this.options.credentials);
 		additionalData.webhookBaseUrl = `${this.options.publicUrl}/webhook`;
 		additionalData.webhookTestBaseUrl = `${this.options.publicUrl}/webhook-test`;
 		return additionalData;
@@ -250,6 +287,9 @@ export interface WebhookResponse {
 	json(body: unknown): WebhookResponse;
 	end(): WebhookResponse;
 	setHeader(name: string, value: string): WebhookResponse;
+	/** 'finish': the answer was handed to the network, as on node's ServerResponse. */
+	once(event: 'finish', listener: () => void): WebhookResponse;
+	readonly statusCode: number;
 	readonly headersSent: boolean;
 	readonly finished: boolean;
 }
@@ -279,15 +319,28 @@ function expressRequest(req: IncomingMessage): WebhookRequest {
 	return request;
 }
 
-/** An answer that goes nowhere, for the 'lostAnswer' outage. */
+/** n8n's answer, sent as usual, but lost on the way back ('lostAnswer' outage: a proxy drops it). */
 function lostResponse(): WebhookResponse {
+	const events = new EventEmitter();
 	let sent = false;
+	let statusCode = 200;
+	const finish = () => {
+		if (!sent) {
+			sent = true;
+			events.emit('finish');
+		}
+		return response;
+	};
 	const response: WebhookResponse = {
-		status: () => response,
-		send: () => ((sent = true), response),
-		json: () => ((sent = true), response),
-		end: () => ((sent = true), response),
+		status: (code) => ((statusCode = code), response),
+		send: finish,
+		json: finish,
+		end: finish,
 		setHeader: () => response,
+		once: (event, listener) => (events.once(event, listener), response),
+		get statusCode() {
+			return statusCode;
+		},
 		get headersSent() {
 			return sent;
 		},
@@ -324,6 +377,13 @@ function expressResponse(res: ServerResponse): WebhookResponse {
 			res.setHeader(name, value);
 			return response;
 		},
+		once(event, listener) {
+			res.once(event, listener);
+			return response;
+		},
+		get statusCode() {
+			return res.statusCode;
+		},
 		get headersSent() {
 			return res.headersSent;
 		},
@@ -336,6 +396,7 @@ function expressResponse(res: ServerResponse): WebhookResponse {
 
 export interface ReceivedExecution {
 	kind: WebhookKind;
+	/** What the trigger node passed on in the execution (its output items). */
 	items: INodeExecutionData[];
 }
 
@@ -354,19 +415,25 @@ export type Outage =
 	/** A proxy answers for n8n (e.g. 503) without reaching it. */
 	| { mode: 'status'; requests: number; status: number }
 	/** n8n runs the node (and starts the workflow) but its 2xx never reaches the Service. */
-	| { mode: 'lostAnswer'; requests: number; status: number };
+	| { mode: 'lostAnswer'; requests: number; status: number }
+	/** n8n runs webhook() but cannot store the execution (e.g. its database is locked): it answers 500. */
+	| { mode: 'executionNotStored'; requests: number };
 
 export interface TriggerReceiver {
 	/** https://127.0.0.1:<port>: pass it as `publicUrl` to the harness. */
 	origin: string;
-	/** webhook() results with workflowData, in arrival order. */
+	/** Executions the deliveries started, in the order they finished (see `drained`). */
 	executions: ReceivedExecution[];
 	answers: ReceiverAnswer[];
-	/** Errors webhook() threw (n8n answers them with 500). */
+	/** Errors webhook() or an execution threw (n8n answers the first kind with 500). */
 	errors: Error[];
 	outage(outage: Outage): void;
 	/** Whether n8n fills req.rawBody before calling the node (it normally does). */
 	fillRawBody: boolean;
+	/** How long each execution waits before it runs, as a busy n8n would (default 0). */
+	executionDelayMs: number;
+	/** Resolves once every execution started so far has finished. */
+	drained(): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -383,6 +450,7 @@ export async function startTriggerReceiver(
 	const errors: Error[] = [];
 	let outage: Outage | undefined;
 	const sockets = new Set<Socket>();
+	const running = new Set<Promise<void>>();
 
 	const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
 		void handle(req, res);
@@ -393,8 +461,12 @@ export async function startTriggerReceiver(
 		answers,
 		errors,
 		fillRawBody: true,
+		executionDelayMs: 0,
 		outage(next) {
 			outage = next.requests > 0 ? { ...next } : undefined;
+		},
+		async drained() {
+			while (running.size > 0) await Promise.all([...running]);
 		},
 		close: () =>
 			new Promise<void>((resolve) => {
@@ -450,23 +522,40 @@ export async function startTriggerReceiver(
 			res.end('{"message":"Error in workflow"}');
 			return;
 		}
-		if (result.workflowData !== undefined) executions.push({ kind, items: result.workflowData[0] ?? [] });
-		if (active?.mode === 'lostAnswer') {
-			answers.push({ kind, status: active.status, handled: true });
-			if (!res.headersSent) res.writeHead(active.status, { 'Content-Type': 'text/plain' }).end('Bad Gateway');
-			return;
-		}
+		const startsExecution = result.workflowData !== undefined && result.noWebhookResponse !== true;
 		if (result.noWebhookResponse === true) {
-			answers.push({ kind, status: res.statusCode, handled: true });
+			// The node answered itself.
+			answers.push({ kind, status: active?.mode === 'lostAnswer' ? active.status : res.statusCode, handled: true });
 			if (!res.writableEnded) res.end();
 			return;
 		}
-		const data =
-			result.workflowData === undefined
-				? (result.webhookResponse ?? { message: 'Webhook call received' })
-				: { message: 'Workflow was started' };
-		answers.push({ kind, status: 200, handled: true });
+		if (startsExecution && active?.mode === 'executionNotStored') {
+			answers.push({ kind, status: 500, handled: true });
+			res.writeHead(500, { 'Content-Type': 'application/json' }).end('{"message":"There was a problem executing the workflow"}');
+			return;
+		}
+		// n8n answers once the execution is stored, then runs it.
+		const data = startsExecution
+			? { message: 'Workflow was started' }
+			: (result.webhookResponse ?? { message: 'Webhook call received' });
 		response.status(200).json(data);
+		if (active?.mode === 'lostAnswer') {
+			answers.push({ kind, status: active.status, handled: true });
+			if (!res.headersSent) res.writeHead(active.status, { 'Content-Type': 'text/plain' }).end('Bad Gateway');
+		} else {
+			answers.push({ kind, status: 200, handled: true });
+		}
+		if (!startsExecution) return;
+		const items = result.workflowData![0] ?? [];
+		const execution = (async () => {
+			if (receiver.executionDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.executionDelayMs));
+			executions.push({ kind, items: await current.execute(items, kind) });
+		})()
+			.catch((error: Error) => {
+				errors.push(error);
+			})
+			.finally(() => running.delete(execution));
+		running.add(execution);
 	}
 
 	server.on('connection', (socket: Socket) => {

@@ -24,7 +24,8 @@ describe('Service Trigger deliveries from the sandbox', () => {
 		await setup.close();
 	});
 
-	function executionsOf(alertId: string) {
+	async function executionsOf(alertId: string) {
+		await setup.receiver.drained();
 		return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
 	}
 
@@ -34,10 +35,10 @@ describe('Service Trigger deliveries from the sandbox', () => {
 		for (const alert of alerts) {
 			const [delivery] = await control.whenSettled(alert.alertId);
 			expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
-			const runs = executionsOf(alert.alertId);
+			const runs = await executionsOf(alert.alertId);
 			expect(runs).toHaveLength(1);
 			const body = JSON.parse(alert.body) as Record<string, unknown>;
-			expect(runs[0].items).toEqual([{ json: { ...body, ke: KE } }]);
+			expect(runs[0].items).toEqual([{ json: { ...body, ke: KE }, pairedItem: { item: 0 } }]);
 			expect(Object.keys(runs[0].items[0].json).sort()).toEqual(['alert_id', 'event_type', 'ids', 'ke', 'occurred_at', 'severity']);
 		}
 		expect(alerts).toHaveLength(10);
@@ -48,7 +49,7 @@ describe('Service Trigger deliveries from the sandbox', () => {
 		try {
 			const alert = setup.sandbox.control.emit('share_revoked', { organisation: KE });
 			await setup.sandbox.control.whenSettled(alert.alertId);
-			expect(executionsOf(alert.alertId)).toHaveLength(1);
+			expect(await executionsOf(alert.alertId)).toHaveLength(1);
 		} finally {
 			setup.receiver.fillRawBody = true;
 		}
@@ -88,6 +89,7 @@ describe('Service Trigger Events parameter', () => {
 		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
 		expect(delivery.state).toBe('delivered');
 		expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
+		await setup.receiver.drained();
 		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alert.alertId)).toHaveLength(expected);
 	});
 });

@@ -47,6 +47,7 @@ async function fetchDelete(id: string): Promise<void> {
 
 async function deliveredExecutions(alertId: string) {
 	await setup.sandbox.control.whenSettled(alertId);
+	await setup.receiver.drained();
 	return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
 }
 
@@ -168,6 +169,7 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 			list.some((d) => d.alertId === refused.alertId && d.attempts.length > 0 && d.attempts[0].status !== undefined),
 		);
 		expect(answered.find((d) => d.alertId === refused.alertId)!.attempts[0].status).toBe(401);
+		await setup.receiver.drained();
 		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === refused.alertId)).toHaveLength(0);
 		expect(setup.logs.slice(logsBefore).some((l) => l.level === 'warn' && /cannot be unsealed/.test(l.message))).toBe(true);
 

@@ -36,14 +36,15 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		return { ...answer, newLogs: setup.logs.slice(logsBefore) };
 	}
 
-	function executionsOf(alertId: string) {
+	async function executionsOf(alertId: string) {
+		await setup.receiver.drained();
 		return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
 	}
 
-	function expectRefused(answer: { status: number; body: string; newLogs: typeof setup.logs }, alertId: string, reason: RegExp) {
+	async function expectRefused(answer: { status: number; body: string; newLogs: typeof setup.logs }, alertId: string, reason: RegExp) {
 		expect(answer.status).toBe(401);
 		expect(answer.body).toBe('Unauthorized');
-		expect(executionsOf(alertId)).toHaveLength(0);
+		expect(await executionsOf(alertId)).toHaveLength(0);
 		expect(answer.newLogs).toHaveLength(1);
 		expect(answer.newLogs[0].level).toBe('warn');
 		expect(answer.newLogs[0].message).toMatch(/refused a webhook delivery \(401\)/);
@@ -54,47 +55,47 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const payload = body('al_baseline');
 		const answer = await post({ 'Service-Signature': signatureHeader(secret, now(), payload) }, payload);
 		expect(answer.status).toBe(200);
-		expect(executionsOf('al_baseline')).toHaveLength(1);
+		expect(await executionsOf('al_baseline')).toHaveLength(1);
 	});
 
 	it('refuses a missing header', async () => {
-		expectRefused(await post({}, body('al_noheader')), 'al_noheader', /header is missing/);
+		await expectRefused(await post({}, body('al_noheader')), 'al_noheader', /header is missing/);
 	});
 
 	it('refuses a header without t', async () => {
 		const payload = body('al_not');
 		const header = signatureHeader(secret, now(), payload);
-		expectRefused(await post({ 'Service-Signature': `v1=${v1(header)}` }, payload), 'al_not', /no t/);
+		await expectRefused(await post({ 'Service-Signature': `v1=${v1(header)}` }, payload), 'al_not', /no t/);
 	});
 
 	it('refuses a non-numeric t', async () => {
 		const payload = body('al_nan');
 		const header = signatureHeader(secret, now(), payload);
-		expectRefused(await post({ 'Service-Signature': `t=soon,v1=${v1(header)}` }, payload), 'al_nan', /not a single number/);
+		await expectRefused(await post({ 'Service-Signature': `t=soon,v1=${v1(header)}` }, payload), 'al_nan', /not a single number/);
 	});
 
 	it('refuses a tampered t (signature made for another second)', async () => {
 		const payload = body('al_tampered_t');
 		const t = now();
 		const header = signatureHeader(secret, t, payload);
-		expectRefused(await post({ 'Service-Signature': `t=${t - 1},v1=${v1(header)}` }, payload), 'al_tampered_t', /no v1 signature matches/);
+		await expectRefused(await post({ 'Service-Signature': `t=${t - 1},v1=${v1(header)}` }, payload), 'al_tampered_t', /no v1 signature matches/);
 	});
 
 	it('refuses a signature made with another secret', async () => {
 		const payload = body('al_wrong_secret');
 		const answer = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), payload) }, payload);
-		expectRefused(answer, 'al_wrong_secret', /no v1 signature matches/);
+		await expectRefused(answer, 'al_wrong_secret', /no v1 signature matches/);
 	});
 
 	it('refuses an empty v1', async () => {
 		const payload = body('al_empty_v1');
-		expectRefused(await post({ 'Service-Signature': `t=${now()},v1=` }, payload), 'al_empty_v1', /no well-formed v1/);
+		await expectRefused(await post({ 'Service-Signature': `t=${now()},v1=` }, payload), 'al_empty_v1', /no well-formed v1/);
 	});
 
 	it('refuses a truncated v1', async () => {
 		const payload = body('al_truncated');
 		const header = signatureHeader(secret, now(), payload);
-		expectRefused(await post({ 'Service-Signature': `t=${now()},v1=${v1(header).slice(0, 63)}` }, payload), 'al_truncated', /no well-formed v1/);
+		await expectRefused(await post({ 'Service-Signature': `t=${now()},v1=${v1(header).slice(0, 63)}` }, payload), 'al_truncated', /no well-formed v1/);
 	});
 
 	it('accepts a valid v1 beside invalid ones (secret rotation)', async () => {
@@ -104,14 +105,14 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const other = v1(signatureHeader(newSigningSecret(), t, payload));
 		const answer = await post({ 'Service-Signature': `t=${t}, v1=${other}, v1=${good} ,v1=deadbeef` }, payload);
 		expect(answer.status).toBe(200);
-		expect(executionsOf('al_rotation')).toHaveLength(1);
+		expect(await executionsOf('al_rotation')).toHaveLength(1);
 	});
 
 	it('refuses the same body re-serialised with different whitespace', async () => {
 		const payload = body('al_reserialised');
 		const header = signatureHeader(secret, now(), payload);
 		const reserialised = JSON.stringify(JSON.parse(payload), null, 1);
-		expectRefused(await post({ 'Service-Signature': header }, reserialised), 'al_reserialised', /no v1 signature matches/);
+		await expectRefused(await post({ 'Service-Signature': header }, reserialised), 'al_reserialised', /no v1 signature matches/);
 	});
 
 	it('does not parse or echo a refused body', async () => {
@@ -129,7 +130,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const alert = setup.sandbox.control.sendStale('ledger_high', { organisation: KE }, { ageSeconds });
 		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
 		expect(delivery.attempts.map((a) => a.status)).toEqual([401]);
-		expect(executionsOf(alert.alertId)).toHaveLength(0);
+		expect(await executionsOf(alert.alertId)).toHaveLength(0);
 		const newLogs = setup.logs.slice(logsBefore);
 		expect(newLogs).toHaveLength(1);
 		expect(newLogs[0].message).toMatch(reason);
@@ -143,6 +144,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const alert = setup.sandbox.control.sendTampered('ledger_high', { organisation: KE }, { mode });
 		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
 		expect(delivery.attempts.map((a) => a.status)).toEqual([401]);
+		await setup.receiver.drained();
 		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alert.alertId)).toHaveLength(0);
 		const newLogs = setup.logs.slice(logsBefore);
 		expect(newLogs).toHaveLength(1);
