@@ -3,21 +3,13 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { fileNameFromContentDisposition } from '../../../shared/contentDisposition';
 import { headerValue } from '../../../shared/transport/serviceRequest';
 import { bodyBytes, companyRequest, whenNotSharedOption } from '../common/companyShare';
-import { binaryFieldName, pathParameter } from '../common/itemInput';
+import { keField, keParameter, outputFileField, outputFileOption } from '../common/fields';
+import { pathParameter } from '../common/itemInput';
 
 const show = { resource: ['auditPack'], operation: ['get'] };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'KE',
-		name: 'ke',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'KE-1001',
-		description: 'The KE of the company the decision is about',
-		displayOptions: { show },
-	},
+	keField(show, 'The KE of the company the decision is about'),
 	{
 		displayName: 'Pack ID',
 		name: 'packId',
@@ -36,13 +28,7 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: { show },
 		options: [
-			{
-				displayName: 'Put Output File in Field',
-				name: 'binaryPropertyName',
-				type: 'string',
-				default: 'data',
-				hint: 'The name of the output binary field to put the audit pack in',
-			},
+			outputFileOption('The name of the output binary field to put the audit pack in'),
 			whenNotSharedOption,
 		],
 	},
@@ -53,14 +39,9 @@ export const description: INodeProperties[] = [
  * content type and file name, and what it is in json.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const ke = pathParameter.call(this, itemIndex, 'ke', 'KE');
+	const ke = keParameter.call(this, itemIndex);
 	const packId = pathParameter.call(this, itemIndex, 'packId', 'Pack ID');
-	const fieldName = binaryFieldName.call(
-		this,
-		itemIndex,
-		this.getNodeParameter('options.binaryPropertyName', itemIndex, 'data'),
-		'Put Output File in Field',
-	);
+	const fieldName = outputFileField.call(this, itemIndex);
 	const path = `/v1/reader/exports/audit-packs/${encodeURIComponent(ke)}/${encodeURIComponent(packId)}`;
 	const result = await companyRequest.call(
 		this,

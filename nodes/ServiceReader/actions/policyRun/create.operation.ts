@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { parseExtraFields } from '../../../shared/extraFields';
 import { companyRequest, whenNotSharedOption } from '../common/companyShare';
-import { inputProblem, pathParameter } from '../common/itemInput';
+import { keField, keParameter } from '../common/fields';
+import { inputProblem } from '../common/itemInput';
 
 const show = { resource: ['policyRun'], operation: ['create'] };
 
@@ -12,16 +13,7 @@ export const STATEMENT_NOTE =
 	'The statement of this run (its findings, never a verdict) is listed at the statements export, /v1/reader/exports/statements: read it with Statement > Get Many and match it by statement_id or run_id.';
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'KE',
-		name: 'ke',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'KE-1001',
-		description: 'The KE of the company whose record your policy runs against',
-		displayOptions: { show },
-	},
+	keField(show, 'The KE of the company whose record your policy runs against'),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -48,7 +40,7 @@ export const description: INodeProperties[] = [
  * appear (statement_location and statement_note).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const ke = pathParameter.call(this, itemIndex, 'ke', 'KE');
+	const ke = keParameter.call(this, itemIndex);
 	const extra = parseExtraFields(
 		'Extra Fields (JSON)',
 		this.getNodeParameter('options.extraFields', itemIndex, '{}'),

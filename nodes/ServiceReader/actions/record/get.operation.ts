@@ -4,21 +4,12 @@ import { NodeApiError } from 'n8n-workflow';
 import { fileNameFromContentDisposition } from '../../../shared/contentDisposition';
 import { headerValue } from '../../../shared/transport/serviceRequest';
 import { bodyBytes, companyRequest, whenNotSharedOption } from '../common/companyShare';
-import { binaryFieldName, pathParameter } from '../common/itemInput';
+import { keField, keParameter, outputFileField, outputFileOption } from '../common/fields';
 
 const show = { resource: ['record'], operation: ['get'] };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'KE',
-		name: 'ke',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'KE-1001',
-		description: 'The company\'s KE, as webhook events and the portfolio export show it',
-		displayOptions: { show },
-	},
+	keField(show, 'The company\'s KE, as webhook events and the portfolio export show it'),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -27,15 +18,10 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: { show },
 		options: [
-			{
-				displayName: 'Put Output File in Field',
-				name: 'binaryPropertyName',
-				type: 'string',
-				default: 'data',
-				hint: 'The name of the output binary field to put the signed file in',
-				description:
-					'The signed record is kept byte for byte in this binary field: re-serialising the JSON would break its signature',
-			},
+			outputFileOption(
+				'The name of the output binary field to put the signed file in',
+				'The signed record is kept byte for byte in this binary field: re-serialising the JSON would break its signature',
+			),
 			whenNotSharedOption,
 		],
 	},
@@ -46,13 +32,8 @@ export const description: INodeProperties[] = [
  * .json file. Only the bytes verify; the parsed JSON is for reading fields in the workflow.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const ke = pathParameter.call(this, itemIndex, 'ke', 'KE');
-	const fieldName = binaryFieldName.call(
-		this,
-		itemIndex,
-		this.getNodeParameter('options.binaryPropertyName', itemIndex, 'data'),
-		'Put Output File in Field',
-	);
+	const ke = keParameter.call(this, itemIndex);
+	const fieldName = outputFileField.call(this, itemIndex);
 	const path = `/v1/reader/exports/records/${encodeURIComponent(ke)}`;
 	const result = await companyRequest.call(this, itemIndex, { method: 'GET', path, response: 'buffer' }, { ke });
 	if (!result.shared) return [result.item];

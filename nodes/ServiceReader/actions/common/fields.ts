@@ -1,0 +1,44 @@
+/**
+ * Fields several operations share: the company's KE, and the option naming the binary field an
+ * operation's one output file goes into. Each operation says in its own words what they are for.
+ */
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { binaryFieldName, pathParameter } from './itemInput';
+
+export function keField(show: IDisplayOptions['show'], description: string): INodeProperties {
+	return {
+		displayName: 'KE',
+		name: 'ke',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'KE-1001',
+		description,
+		displayOptions: { show },
+	};
+}
+
+/** The KE of the item, checked and trimmed (it goes into the request path). */
+export function keParameter(this: IExecuteFunctions, itemIndex: number): string {
+	return pathParameter.call(this, itemIndex, 'ke', 'KE');
+}
+
+const OUTPUT_FILE_LABEL = 'Put Output File in Field';
+
+/** For an operation's Options collection. */
+export function outputFileOption(hint: string, description?: string): INodeProperties {
+	return {
+		displayName: OUTPUT_FILE_LABEL,
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		hint,
+		...(description === undefined ? {} : { description }),
+	};
+}
+
+/** The value of `outputFileOption` for the item, or a clear error when it is empty. */
+export function outputFileField(this: IExecuteFunctions, itemIndex: number): string {
+	return binaryFieldName.call(this, itemIndex, this.getNodeParameter('options.binaryPropertyName', itemIndex, 'data'), OUTPUT_FILE_LABEL);
+}
