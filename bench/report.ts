@@ -158,15 +158,18 @@ export function renderTable(results: Partial): string {
 			);
 		}
 	}
-	const trigger = results.trigger;
-	if (trigger) {
+	for (const [trigger, engine] of [
+		[results.trigger, ''],
+		[results.triggerLegacyEngine, ' [N8N_EXPRESSION_ENGINE=legacy]'],
+	] as const) {
+		if (!trigger) continue;
 		for (const entry of [trigger.serviceTrigger, trigger.serviceTriggerNoMemory, trigger.stockWebhook]) {
 			const ours = entry.verifies;
 			const worse: Towards = ours ? 'up' : 'down';
 			lines.push(
 				row([
 					'3',
-					entry.name,
+					`${entry.name}${engine}`,
 					`${whole(trigger.deliveriesPerRound, 'down')} signed + ${whole(trigger.forgedPerRound, 'down')} forged, ${trigger.concurrency} at a time`,
 					`p50 ${fixed(entry.p50Ms, 1, worse)} ms, p99 ${fixed(entry.p99Ms, 1, worse)} ms`,
 					`${whole(entry.deliveriesPerSecond, ours ? 'down' : 'up')} deliveries/s`,

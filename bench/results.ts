@@ -38,8 +38,14 @@ export interface BenchResults {
 	/** Item 1, per portfolio size; `baseline` is n8n running a Manual Trigger alone. */
 	exports: Record<string, VariantResult[]>;
 	baseline?: VariantResult;
-	/** Item 3. */
+	/** Item 3, n8n as installed (its default expression engine). */
 	trigger?: TriggerResult;
+	/**
+	 * Item 3 again with N8N_EXPRESSION_ENGINE=legacy: n8n 2.40's default engine gives the webhook
+	 * call of every trigger but its own Webhook node, and every credential read, a fresh isolate;
+	 * this run shows what is left without that. Not what the target is judged on.
+	 */
+	triggerLegacyEngine?: TriggerResult;
 	targets: TargetCheck[];
 	errors: string[];
 	table: string;

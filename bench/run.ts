@@ -94,6 +94,18 @@ async function main(): Promise<void> {
 				log,
 			});
 		});
+		await attempt('trigger, legacy expression engine', async () => {
+			log('bench: item 3 again, with N8N_EXPRESSION_ENGINE=legacy (where the cost is)');
+			results.triggerLegacyEngine = await benchTrigger({
+				tarball: tarball!,
+				deliveries: options.triggerDeliveries,
+				forgedEvery: options.forgedEvery,
+				concurrency: options.triggerConcurrency,
+				rounds: options.triggerRounds,
+				n8nEnv: { N8N_EXPRESSION_ENGINE: 'legacy' },
+				log,
+			});
+		});
 	}
 
 	results.machine.loadAtEnd = roundedLoad();
@@ -183,7 +195,10 @@ function mergeEarlier(results: Omit<BenchResults, 'table' | 'targets'>, out: str
 		results.exports = earlier.exports;
 		results.baseline = earlier.baseline;
 	}
-	if (!measuredNow('trigger')) results.trigger = earlier.trigger;
+	if (!measuredNow('trigger')) {
+		results.trigger = earlier.trigger;
+		results.triggerLegacyEngine = earlier.triggerLegacyEngine;
+	}
 	results.measuredAt = { ...earlier.measuredAt, ...results.measuredAt };
 	for (const section of ['verifier', 'limit', 'export', 'trigger'] as const) {
 		if (!measuredNow(section) && !earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;

@@ -31,7 +31,7 @@ export function serviceTriggerWorkflow(ignoreRedeliveries: boolean) {
 				id: 't1',
 				name: 'Service Trigger',
 				type: 'n8n-nodes-service-reader.serviceTrigger',
-				typeVersion: 1,
+				typeVersion: 2,
 				position: [0, 0],
 				webhookId: triggerWebhookIds[id],
 				parameters: { events: [], ignoreRedeliveries },

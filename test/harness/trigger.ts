@@ -83,7 +83,7 @@ export class TriggerHarness {
 			id: 'trigger',
 			name: options.nodeName ?? options.nodeType.description.defaults.name ?? 'Trigger',
 			type: this.type,
-			typeVersion: 1,
+			typeVersion: Math.max(...[options.nodeType.description.version].flat()),
 			position: [0, 0],
 			parameters: {},
 			credentials: { serviceApi: { id: 'cred-1', name: 'Service API' } },
