@@ -1,6 +1,7 @@
 import type {
-	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
+	IHttpRequestOptions,
 	ICredentialType,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -110,14 +111,16 @@ export class ServiceApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.accessToken}}',
-			},
-		},
-	};
+	// A function, not the declarative `{ type: 'generic' }` block: n8n evaluates a declarative block
+	// as an expression for every request (in n8n 2.40's isolated expression engine, milliseconds
+	// per page of an export); a function just sets the header.
+	authenticate = async (
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> => ({
+		...requestOptions,
+		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+	});
 
 	test: ICredentialTestRequest = {
 		request: {
