@@ -167,8 +167,10 @@ export class TriggerHarness {
 		const context = new WebhookContext(workflow, this.node, additionalData, mode, this.webhookData(kind, additionalData), [], null);
 		const result = (await this.options.nodeType.webhook!.call(context)) as IWebhookResponseData;
 		// A test delivery works on the registration's copy (setTestStaticData), which nothing writes back.
-		const startsExecution = result.workflowData !== undefined && result.noWebhookResponse !== true;
-		if (kind === 'production' && !startsExecution) this.persist(workflow, kind);
+		// n8n saves it when it answers before starting an execution (the node answered itself, or none
+		// starts); once WorkflowRunner.run has begun, the change is lost.
+		const answeredFirst = result.noWebhookResponse === true || result.workflowData === undefined;
+		if (kind === 'production' && answeredFirst) this.persist(workflow, kind);
 		return result;
 	}
 
@@ -522,11 +524,25 @@ export async function startTriggerReceiver(
 			res.end('{"message":"Error in workflow"}');
 			return;
 		}
-		const startsExecution = result.workflowData !== undefined && result.noWebhookResponse !== true;
+		const startsExecution = result.workflowData !== undefined;
+		const run = () => {
+			const items = result.workflowData![0] ?? [];
+			const execution = (async () => {
+				if (receiver.executionDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.executionDelayMs));
+				executions.push({ kind, items: await current.execute(items, kind) });
+			})()
+				.catch((error: Error) => {
+					errors.push(error);
+				})
+				.finally(() => running.delete(execution));
+			running.add(execution);
+		};
 		if (result.noWebhookResponse === true) {
-			// The node answered itself.
+			// The node answered itself; n8n then tries to store the execution it returned, and when it
+			// cannot, the execution is lost although the sender was told it was received.
 			answers.push({ kind, status: active?.mode === 'lostAnswer' ? active.status : res.statusCode, handled: true });
 			if (!res.writableEnded) res.end();
+			if (startsExecution && active?.mode !== 'executionNotStored') run();
 			return;
 		}
 		if (startsExecution && active?.mode === 'executionNotStored') {
@@ -545,17 +561,7 @@ export async function startTriggerReceiver(
 		} else {
 			answers.push({ kind, status: 200, handled: true });
 		}
-		if (!startsExecution) return;
-		const items = result.workflowData![0] ?? [];
-		const execution = (async () => {
-			if (receiver.executionDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.executionDelayMs));
-			executions.push({ kind, items: await current.execute(items, kind) });
-		})()
-			.catch((error: Error) => {
-				errors.push(error);
-			})
-			.finally(() => running.delete(execution));
-		running.add(execution);
+		if (startsExecution) run();
 	}
 
 	server.on('connection', (socket: Socket) => {
