@@ -83,28 +83,23 @@ async function main(): Promise<void> {
 	}
 
 	if (wants('trigger') && tarball) {
-		await attempt('trigger', async () => {
-			log('bench: item 3, trigger under load');
-			results.trigger = await benchTrigger({
+		const trigger = (n8nEnv?: Record<string, string>) =>
+			benchTrigger({
 				tarball: tarball!,
 				deliveries: options.triggerDeliveries,
 				forgedEvery: options.forgedEvery,
 				concurrency: options.triggerConcurrency,
 				rounds: options.triggerRounds,
+				n8nEnv,
 				log,
 			});
+		await attempt('trigger', async () => {
+			log('bench: item 3, trigger under load');
+			results.trigger = await trigger();
 		});
 		await attempt('trigger, legacy expression engine', async () => {
 			log('bench: item 3 again, with N8N_EXPRESSION_ENGINE=legacy (where the cost is)');
-			results.triggerLegacyEngine = await benchTrigger({
-				tarball: tarball!,
-				deliveries: options.triggerDeliveries,
-				forgedEvery: options.forgedEvery,
-				concurrency: options.triggerConcurrency,
-				rounds: options.triggerRounds,
-				n8nEnv: { N8N_EXPRESSION_ENGINE: 'legacy' },
-				log,
-			});
+			results.triggerLegacyEngine = await trigger({ N8N_EXPRESSION_ENGINE: 'legacy' });
 		});
 	}
 
