@@ -10,7 +10,7 @@
 import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
 
 import { AnsweredAlerts } from '../shared/answeredAlerts';
-import { hasSeenAlert, liveAlerts, rememberAlert } from '../shared/redeliveryMemory';
+import { hasSeenAlert, liveAlerts, rememberAlert, storedAlerts } from '../shared/redeliveryMemory';
 
 /** One per n8n process: every Service Trigger in every workflow shares it, keyed by `triggerKey`. */
 export const answeredAlerts = new AnsweredAlerts();
@@ -46,7 +46,7 @@ export async function rememberPassedOn(this: IExecuteFunctions): Promise<INodeEx
 		if (typeof alertId === 'string') seen = rememberAlert(seen, alertId, now);
 		output.push(passedOn(item, index));
 	});
-	// A new array: n8n notices (and saves) static data changes through assignment.
-	staticData.seenAlerts = seen;
+	// Assigned, not changed in place: n8n notices (and saves) static data changes through assignment.
+	staticData.seenAlerts = storedAlerts(seen);
 	return [output];
 }

@@ -2,7 +2,7 @@
  * Layout of the trigger's node static data (`getWorkflowStaticData('node')`):
  *
  *   endpoints:   { [webhook URL]: { id?, sealedSecret, createdAt } }
- *   seenAlerts:  [[alert_id, epoch ms], ...]   (redeliveryMemory.ts)
+ *   seenAlerts:  "<epoch ms> <alert_id>\n..."   (redeliveryMemory.ts)
  *
  * Entries are keyed by webhook URL because n8n registers the test URL and the production URL
  * through the same create() and both share this static data: keying by URL keeps a test

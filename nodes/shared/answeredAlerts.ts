@@ -7,14 +7,17 @@
  * one process. It holds an alert only once the Service was told 2xx, so a delivery that n8n failed
  * to start (answered 5xx) is never mistaken for one passed on, and its retry starts the workflow.
  *
- * Bounded like the static-data memory, and in the number of triggers. Pure: no n8n types, no clock.
+ * Bounded like the static-data memory, and in the number of triggers. Maps keep insertion order,
+ * so the oldest alert and the least recently answered trigger are always first: every check and
+ * every eviction is constant time, which matters under load. Pure: no n8n types, no clock.
  */
-import { DEFAULT_MEMORY_LIMITS, hasSeenAlert, liveAlerts, rememberAlert, type SeenAlerts } from './redeliveryMemory';
+import { DEFAULT_MEMORY_LIMITS } from './redeliveryMemory';
 
 export const MAX_TRIGGERS = 1000;
 
 export class AnsweredAlerts {
-	private readonly byTrigger = new Map<string, SeenAlerts>();
+	/** Per trigger: alert_id -> when it was answered (epoch ms), oldest first. */
+	private readonly byTrigger = new Map<string, Map<string, number>>();
 
 	constructor(
 		private readonly maxTriggers = MAX_TRIGGERS,
@@ -22,18 +25,23 @@ export class AnsweredAlerts {
 	) {}
 
 	has(trigger: string, alertId: string, nowMs: number): boolean {
-		const seen = this.byTrigger.get(trigger);
-		return seen !== undefined && hasSeenAlert(liveAlerts(seen, nowMs, this.limits), alertId);
+		const answeredAt = this.byTrigger.get(trigger)?.get(alertId);
+		return answeredAt !== undefined && nowMs - answeredAt <= this.limits.maxAgeMs;
 	}
 
 	remember(trigger: string, alertId: string, nowMs: number): void {
-		const seen = rememberAlert(this.byTrigger.get(trigger), alertId, nowMs, this.limits);
-		// Re-inserted so the Map's order is least recently answered first: that one goes first.
+		const alerts = this.byTrigger.get(trigger) ?? new Map<string, number>();
+		if (!alerts.has(alertId)) alerts.set(alertId, nowMs);
+		for (const [oldest, answeredAt] of alerts) {
+			if (alerts.size <= this.limits.maxEntries && nowMs - answeredAt <= this.limits.maxAgeMs) break;
+			alerts.delete(oldest);
+		}
+		// Re-inserted so the least recently answered trigger is first: that one goes first.
 		this.byTrigger.delete(trigger);
-		this.byTrigger.set(trigger, seen);
+		this.byTrigger.set(trigger, alerts);
 		while (this.byTrigger.size > this.maxTriggers) {
-			const oldest = this.byTrigger.keys().next().value as string;
-			this.byTrigger.delete(oldest);
+			const leastRecent = this.byTrigger.keys().next().value as string;
+			this.byTrigger.delete(leastRecent);
 		}
 	}
 

@@ -3,6 +3,10 @@
  * The Service retries a failed delivery for 24 hours (spec section 6), so an alert can come twice
  * within that window; the memory keeps each id a little longer than that and never more than a
  * fixed number of ids, because it lives in workflow static data that n8n rewrites on every change.
+ *
+ * In static data it is stored as one string, a line `<epoch ms> <alert_id>` per alert, oldest
+ * first: n8n wraps every object and array in static data in a Proxy each time it loads it (several
+ * times per delivery), and reading 1,000 wrapped pairs cost more than the rest of the trigger.
  * Pure: no n8n types, no clock reads.
  */
 
@@ -17,10 +21,13 @@ export interface MemoryLimits {
 /** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
 export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { maxEntries: 1000, maxAgeMs: 25 * 60 * 60 * 1000 };
 
-/** The valid, unexpired entries of a stored value (static data may hold anything). */
+/**
+ * The valid, unexpired entries of a stored value: the string `storedAlerts` writes, or a list of
+ * pairs (the in-process memory). Static data may hold anything; what is not an entry is skipped.
+ */
 export function liveAlerts(stored: unknown, nowMs: number, limits: MemoryLimits = DEFAULT_MEMORY_LIMITS): SeenAlerts {
-	if (!Array.isArray(stored)) return [];
-	const live = stored.filter(
+	const entries = typeof stored === 'string' ? parseStored(stored) : Array.isArray(stored) ? stored : [];
+	const live = entries.filter(
 		(entry): entry is [string, number] =>
 			Array.isArray(entry) &&
 			entry.length === 2 &&
@@ -30,6 +37,19 @@ export function liveAlerts(stored: unknown, nowMs: number, limits: MemoryLimits 
 			nowMs - entry[1] <= limits.maxAgeMs,
 	);
 	return live.slice(Math.max(live.length - limits.maxEntries, 0));
+}
+
+/** The stored form: one line `<epoch ms> <alert_id>` per entry, oldest first. */
+export function storedAlerts(seen: SeenAlerts): string {
+	return seen.map(([id, ms]) => `${ms} ${id}`).join('\n');
+}
+
+function parseStored(stored: string): unknown[] {
+	if (stored === '') return [];
+	return stored.split('\n').map((line) => {
+		const space = line.indexOf(' ');
+		return space > 0 ? [line.slice(space + 1), Number(line.slice(0, space))] : undefined;
+	});
 }
 
 export function hasSeenAlert(seen: SeenAlerts, alertId: string): boolean {
@@ -44,7 +64,9 @@ export function rememberAlert(
 	limits: MemoryLimits = DEFAULT_MEMORY_LIMITS,
 ): SeenAlerts {
 	const seen = liveAlerts(stored, nowMs, limits);
-	if (hasSeenAlert(seen, alertId)) return seen;
+	// An id with a line break could not be stored as a line; not remembering it errs towards a
+	// second execution, never towards a lost alert.
+	if (hasSeenAlert(seen, alertId) || alertId.includes('\n')) return seen;
 	seen.push([alertId, nowMs]);
 	return seen.slice(Math.max(seen.length - limits.maxEntries, 0));
 }

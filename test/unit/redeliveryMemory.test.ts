@@ -1,4 +1,4 @@
-import { hasSeenAlert, liveAlerts, rememberAlert } from '../../nodes/shared/redeliveryMemory';
+import { hasSeenAlert, liveAlerts, rememberAlert, storedAlerts } from '../../nodes/shared/redeliveryMemory';
 
 const hour = 60 * 60 * 1000;
 const limits = { maxEntries: 3, maxAgeMs: 25 * hour };
@@ -29,8 +29,21 @@ describe('redelivery memory', () => {
 		expect(liveAlerts({ not: 'a list' }, 10, limits)).toEqual([]);
 	});
 
-	it('round-trips through JSON, as n8n stores static data', () => {
-		const seen = rememberAlert(rememberAlert([], 'al_1', 1, limits), '123', 2, limits);
-		expect(JSON.parse(JSON.stringify(seen))).toEqual(seen);
+	it('is stored as one line per alert, oldest first, and read back the same', () => {
+		const seen = rememberAlert(rememberAlert(rememberAlert([], 'al_1', 1, limits), '123', 2, limits), 'al with space', 3, limits);
+		const stored = storedAlerts(seen);
+		expect(stored).toBe('1 al_1\n2 123\n3 al with space');
+		expect(liveAlerts(JSON.parse(JSON.stringify(stored)), 10, limits)).toEqual(seen);
+		expect(liveAlerts('', 10, limits)).toEqual([]);
+	});
+
+	it('skips stored lines that are not entries, and expired ones', () => {
+		const stored = ['5 al_ok', 'junk', 'x al_bad', ' al_nospace', '', `${-25 * hour} al_old`].join('\n');
+		expect(liveAlerts(stored, 10, limits)).toEqual([['al_ok', 5]]);
+	});
+
+	it('does not remember an alert_id with a line break (a redelivery of it starts the workflow again)', () => {
+		const seen = rememberAlert([], 'al_1\n2 al_forged', 1, limits);
+		expect(seen).toEqual([]);
 	});
 });

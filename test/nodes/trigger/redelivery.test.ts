@@ -1,4 +1,5 @@
 import { answeredAlerts } from '../../../nodes/ServiceTrigger/passedOn';
+import { liveAlerts } from '../../../nodes/shared/redeliveryMemory';
 import { retryOffsetsSeconds } from '../../sandbox';
 import { startTriggerSetup, type TriggerSetup } from './setup';
 
@@ -154,7 +155,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 		const alert = control.emit('share_granted', { organisation: KE });
 		await control.whenSettled(alert.alertId);
 		await setup.receiver.drained();
-		const seen = setup.harness.savedNodeData().seenAlerts as Array<[string, number]>;
+		const seen = liveAlerts(setup.harness.savedNodeData().seenAlerts, Date.now());
 		expect(seen.map(([id]) => id)).toContain(alert.alertId);
 
 		// A new n8n process: the saved static data, an empty process memory.
@@ -173,8 +174,10 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 
 	it('keeps the memory of passed-on alerts bounded in static data', async () => {
 		await setup.receiver.drained();
-		const seen = setup.harness.savedNodeData().seenAlerts as Array<[string, number]>;
-		expect(Array.isArray(seen)).toBe(true);
+		const stored = setup.harness.savedNodeData().seenAlerts;
+		expect(typeof stored).toBe('string');
+		const seen = liveAlerts(stored, Date.now());
+		expect(seen.length).toBeGreaterThan(0);
 		expect(seen.length).toBe(new Set(seen.map(([id]) => id)).size);
 		expect(seen.length).toBeLessThanOrEqual(1000);
 		expect(seen.map(([id]) => id)).toEqual(expect.arrayContaining(setup.receiver.executions.flatMap((e) => e.items.map((i) => i.json.alert_id))));
