@@ -2,9 +2,9 @@
  * Ignore Redeliveries, the remembering side (delivery.ts checks).
  *
  * The alert_id is written into static data by the execution the delivery started, not by
- * webhook(): n8n (2.40) does not save static data that webhook() changed when n8n itself answers
- * the delivery, and n8n must answer itself, after storing the execution, so that a 2xx never
- * stands for a delivery that was lost. The execution's static data is saved when it ends;
+ * webhook(): n8n (2.40) does not save static data that webhook() changed when n8n answers the
+ * delivery, and the answer must come from n8n, after it has stored the execution, so that a 2xx
+ * never stands for a delivery that was lost. The execution's static data is saved when it ends;
  * `answeredAlerts` covers the time until then within this process.
  */
 import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
