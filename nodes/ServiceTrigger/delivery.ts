@@ -52,8 +52,11 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 
 	if (this.getNodeParameter('ignoreRedeliveries', true) as boolean) {
 		const trigger = triggerKey(this);
-		const remembered = liveAlerts(this.getWorkflowStaticData('node').seenAlerts, Date.now());
-		if (hasSeenAlert(remembered, item.alert_id) || answeredAlerts.has(trigger, item.alert_id, Date.now())) {
+		// The process memory first: a lookup, where the stored memory has to be read line by line.
+		if (
+			answeredAlerts.has(trigger, item.alert_id, Date.now()) ||
+			hasSeenAlert(liveAlerts(this.getWorkflowStaticData('node').seenAlerts, Date.now()), item.alert_id)
+		) {
 			this.logger.info(
 				`Service Trigger: alert ${item.alert_id} (${item.event_type}) was already passed on; this redelivery starts nothing.`,
 			);

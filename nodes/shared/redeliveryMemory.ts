@@ -56,17 +56,19 @@ export function hasSeenAlert(seen: SeenAlerts, alertId: string): boolean {
 	return seen.some(([id]) => id === alertId);
 }
 
-/** The memory with `alertId` added (unless present), oldest entries dropped beyond the limits. */
+/**
+ * The memory `seen` (live entries, as `liveAlerts` returns them) with `alertId` added unless
+ * present, oldest entries dropped beyond the limit.
+ */
 export function rememberAlert(
-	stored: unknown,
+	seen: SeenAlerts,
 	alertId: string,
 	nowMs: number,
 	limits: MemoryLimits = DEFAULT_MEMORY_LIMITS,
 ): SeenAlerts {
-	const seen = liveAlerts(stored, nowMs, limits);
 	// An id with a line break could not be stored as a line; not remembering it errs towards a
 	// second execution, never towards a lost alert.
 	if (hasSeenAlert(seen, alertId) || alertId.includes('\n')) return seen;
-	seen.push([alertId, nowMs]);
-	return seen.slice(Math.max(seen.length - limits.maxEntries, 0));
+	const next: SeenAlerts = [...seen, [alertId, nowMs]];
+	return next.slice(Math.max(next.length - limits.maxEntries, 0));
 }

@@ -1,20 +1,20 @@
-import { hasSeenAlert, liveAlerts, rememberAlert, storedAlerts } from '../../nodes/shared/redeliveryMemory';
+import { hasSeenAlert, liveAlerts, rememberAlert, storedAlerts, type SeenAlerts } from '../../nodes/shared/redeliveryMemory';
 
 const hour = 60 * 60 * 1000;
 const limits = { maxEntries: 3, maxAgeMs: 25 * hour };
 
 describe('redelivery memory', () => {
 	it('remembers an alert once and recognises it again', () => {
-		const seen = rememberAlert(undefined, 'al_1', 1000, limits);
+		const seen = rememberAlert([], 'al_1', 1000, limits);
 		expect(hasSeenAlert(seen, 'al_1')).toBe(true);
 		expect(hasSeenAlert(seen, 'al_2')).toBe(false);
 		expect(rememberAlert(seen, 'al_1', 2000, limits)).toEqual([['al_1', 1000]]);
 	});
 
 	it('keeps no more than maxEntries, dropping the oldest', () => {
-		let seen: unknown = [];
+		let seen: SeenAlerts = [];
 		for (let i = 1; i <= 5; i++) seen = rememberAlert(seen, `al_${i}`, i, limits);
-		expect((seen as Array<[string, number]>).map(([id]) => id)).toEqual(['al_3', 'al_4', 'al_5']);
+		expect(seen.map(([id]) => id)).toEqual(['al_3', 'al_4', 'al_5']);
 	});
 
 	it('forgets alerts older than maxAgeMs (24 h retries are still covered)', () => {
