@@ -50,6 +50,22 @@ export class ServiceApi implements ICredentialType {
 					description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
 				},
 				{
+					displayName: 'Max Pages',
+					name: 'maxPages',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: 100000,
+					description: 'Most pages one list follows; a list that goes on longer fails instead of paging for ever',
+				},
+				{
+					displayName: 'Max Response Size (MiB)',
+					name: 'maxResponseSize',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: 64,
+					description: 'Largest answer read into memory; larger ones fail the item (CSV files and audit packs are streamed and not limited)',
+				},
+				{
 					displayName: 'Page Size',
 					name: 'pageSize',
 					type: 'number',
@@ -64,6 +80,14 @@ export class ServiceApi implements ICredentialType {
 					default: '',
 					placeholder: 'page_size',
 					description: 'Name of the query parameter that sets the page size. Leave empty to use the Service\'s default page size.',
+				},
+				{
+					displayName: 'Request Timeout (Seconds)',
+					name: 'requestTimeout',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: 60,
+					description: 'Longest wait for the Service to connect, answer, or send the next part of an answer',
 				},
 				{
 					displayName: 'Secret Encoding',
@@ -111,22 +135,54 @@ export class ServiceApi implements ICredentialType {
 		},
 	];
 
-	// A function, not the declarative `{ type: 'generic' }` block: n8n evaluates a declarative block
-	// as an expression for every request (in n8n 2.40's isolated expression engine, milliseconds
-	// per page of an export); a function just sets the header.
+	// A function, not the declarative `{ type: 'generic' }` block (n8n evaluates that as an expression
+	// per request). It also keeps the token on the Service: https and the Base URL's origin only, and
+	// no redirects, for every request made with this credential, the credential test included.
 	authenticate = async (
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> => ({
-		...requestOptions,
-		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
-	});
+	): Promise<IHttpRequestOptions> => {
+		const baseUrl = String(credentials.baseUrl ?? '').trim();
+		if (!URL.canParse(baseUrl) || new URL(baseUrl).protocol !== 'https:') {
+			throw new Error(`The Base URL "${baseUrl}" must be an https:// address: the access token is sent over HTTPS only.`);
+		}
+		const legacyUri = (requestOptions as { uri?: string }).uri;
+		const target = requestOptions.url ?? legacyUri ?? '';
+		const origin = URL.canParse(target, requestOptions.baseURL ?? baseUrl)
+			? new URL(target, requestOptions.baseURL ?? baseUrl).origin
+			: '';
+		if (origin !== new URL(baseUrl).origin) {
+			throw new Error(`The access token is sent to the Base URL's host only, not to ${origin || 'this address'}.`);
+		}
+		const seconds = Number((credentials.advanced as { requestTimeout?: unknown } | undefined)?.requestTimeout ?? 60);
+		return {
+			...requestOptions,
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+			timeout: requestOptions.timeout ?? (Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000),
+			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+		};
+	};
 
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/v1/reader/webhooks/catalogue',
 			method: 'GET',
+			disableFollowRedirect: true,
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: { value: 401, message: 'The Service rejected the access token (401): check the Access Token' },
+			},
+			...[301, 302, 303, 307, 308].map((value) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value,
+					message: `The Service answered with a redirect (${value}), which is not followed so the token never leaves it: check the Base URL`,
+				},
+			})),
+		],
 	};
 }

@@ -137,7 +137,10 @@ export function matchImportAnswer(body: unknown, sent: number, countIsLowerBound
 			...(candidate.data && typeof candidate.data === 'object' ? { data: candidate.data } : {}),
 		});
 	}
-	const expected = countIsLowerBound ? Math.max(sent, ...byRow.keys()) : sent;
+	// A loop, not Math.max(...rows): spreading hundreds of thousands of rows overflows the stack.
+	let highest = sent;
+	for (const row of byRow.keys()) if (row > highest) highest = row;
+	const expected = countIsLowerBound ? highest : sent;
 	const missing: number[] = [];
 	for (let row = 1; row <= expected; row++) if (!byRow.has(row)) missing.push(row);
 	const extra = [...byRow.keys()].filter((row) => row > expected);

@@ -14,6 +14,8 @@ export interface PagingOptions {
 	pageSize?: { parameter: string; size: number };
 	/** Query sent on every page, e.g. format and window. */
 	query?: Record<string, string>;
+	/** A cursor chain longer than this fails instead of paging for ever (credential: Max Pages). */
+	maxPages?: number;
 }
 
 /** What to fetch: the 1-based page number, the cursor it is fetched with, and the full query. */
@@ -47,6 +49,13 @@ export class RepeatedCursorError extends Error {
 		super(
 			`Page ${page} of the list answered with the cursor "${cursor}" that was already used, so paging would never end`,
 		);
+	}
+}
+
+/** The Service kept handing out new cursors past the page cap. */
+export class PageCapError extends Error {
+	constructor(readonly maxPages: number) {
+		super(`The list still had a further page after ${maxPages} pages, the Max Pages limit`);
 	}
 }
 
@@ -97,13 +106,15 @@ export async function* cursorPages<T>(
 				answer.nextCursor === undefined || answer.nextCursor === '' ? undefined : answer.nextCursor;
 			const repeated = cursor !== undefined && usedCursors.has(cursor);
 			if (cursor !== undefined) usedCursors.add(cursor);
+			const capped = cursor !== undefined && !repeated && options.maxPages !== undefined && page >= options.maxPages;
 			const following: PageRequest | undefined =
-				cursor === undefined || repeated ? undefined : { page: page + 1, cursor, qs: pageQuery(options, cursor) };
+				cursor === undefined || repeated || capped ? undefined : { page: page + 1, cursor, qs: pageQuery(options, cursor) };
 			next = prefetched = following && prefetch ? start(following) : undefined;
 			yield { ...answer, nextCursor: cursor, request };
 			prefetched = undefined;
 			// Checked after yielding so the rows of this page are still counted by the consumer's error.
 			if (repeated && cursor !== undefined) throw new RepeatedCursorError(page, cursor, options.cursorParameter);
+			if (capped) throw new PageCapError(page);
 			if (following && !prefetch) next = start(following);
 		}
 	} finally {

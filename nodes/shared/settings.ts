@@ -13,7 +13,20 @@ export interface ServiceSettings {
 	signatureEncoding: 'hex' | 'base64';
 	/** Signing secret of an endpoint created outside n8n; takes precedence over a stored one. */
 	webhookSigningSecret?: string;
+	/** Longest wait for a connection, an answer, or the next bytes of a body. */
+	requestTimeoutMs: number;
+	/** Largest JSON or file answer read into memory; streamed files are not capped. */
+	maxResponseBytes: number;
+	/** Most pages one list follows before failing the item. */
+	maxPages: number;
+	/** Text with the access token replaced by `***`, for anything the Service said. */
+	redact: (text: string) => string;
+	/** The same for UTF-8 bytes (CSV pages); the bytes themselves when the token is not in them. */
+	redactBytes: (bytes: Buffer) => Buffer;
 }
+
+export const DEFAULT_LIMITS = { requestTimeoutSeconds: 60, maxResponseMiB: 64, maxPages: 100_000 } as const;
+
 
 /** The settings, or the problem with the credential in words. */
 export type SettingsResult = { settings: ServiceSettings; problem?: undefined } | { problem: string };
@@ -33,6 +46,10 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 	const advanced = (credentials.advanced ?? {}) as Record<string, unknown>;
 	const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 	const pageSizeParameter = text(advanced.pageSizeParameter);
+	const positive = (value: unknown, fallback: number) => {
+		const number = Number(value ?? fallback);
+		return Number.isFinite(number) && number > 0 ? number : fallback;
+	};
 	const size = Number(advanced.pageSize ?? 100);
 	const settings: ServiceSettings = {
 		baseUrl: rawBaseUrl.replace(/\/+$/, ''),
@@ -44,6 +61,24 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		secretEncoding: (['base64', 'hex', 'raw'] as const).find((e) => e === advanced.secretEncoding) ?? 'base64',
 		signatureEncoding: (['hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'hex',
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
+		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),
+		maxResponseBytes: Math.round(positive(advanced.maxResponseSize, DEFAULT_LIMITS.maxResponseMiB) * 1024 * 1024),
+		maxPages: Math.floor(positive(advanced.maxPages, DEFAULT_LIMITS.maxPages)),
+		...tokenRedactors(typeof credentials.accessToken === 'string' ? credentials.accessToken : ''),
 	};
 	return { settings };
+}
+
+/**
+ * Replaces the access token in text the Service sent back. A token shorter than 8 characters is
+ * not a real token and would blank out ordinary words, so it is left alone.
+ */
+export function tokenRedactors(token: string): Pick<ServiceSettings, 'redact' | 'redactBytes'> {
+	const secret = token.trim();
+	if (secret.length < 8) return { redact: (text) => text, redactBytes: (bytes) => bytes };
+	const redact = (text: string) => (text.includes(secret) ? text.split(secret).join('***') : text);
+	return {
+		redact,
+		redactBytes: (bytes) => (bytes.includes(secret) ? Buffer.from(redact(bytes.toString('utf8')), 'utf8') : bytes),
+	};
 }

@@ -107,8 +107,45 @@ describe('credential settings', () => {
 				secretEncoding: 'base64',
 				signatureEncoding: 'hex',
 				webhookSigningSecret: undefined,
+				requestTimeoutMs: 60_000,
+				maxResponseBytes: 64 * 1024 * 1024,
+				maxPages: 100_000,
+				redact: expect.any(Function),
+				redactBytes: expect.any(Function),
 			},
 		});
+	});
+
+	test('limits from Advanced: Request Timeout in seconds, Max Response Size in MiB, Max Pages; unusable values keep the default', () => {
+		const read = (advanced: Record<string, unknown>) => {
+			const result = readServiceSettings({ baseUrl: 'https://svc.example.com', advanced });
+			if (result.problem !== undefined) throw new Error(result.problem);
+			return result.settings;
+		};
+		expect(read({ requestTimeout: 2.5, maxResponseSize: 1, maxPages: 7 })).toMatchObject({
+			requestTimeoutMs: 2500,
+			maxResponseBytes: 1024 * 1024,
+			maxPages: 7,
+		});
+		expect(read({ requestTimeout: 0, maxResponseSize: -1, maxPages: 'x' })).toMatchObject({
+			requestTimeoutMs: 60_000,
+			maxResponseBytes: 64 * 1024 * 1024,
+			maxPages: 100_000,
+		});
+	});
+
+	test('the access token is replaced by *** in text and bytes the Service sent; short tokens are left alone', () => {
+		const token = 'svc_live_5f3a9c1e';
+		const result = readServiceSettings({ baseUrl: 'https://svc.example.com', accessToken: token });
+		if (result.problem !== undefined) throw new Error(result.problem);
+		const { redact, redactBytes } = result.settings;
+		expect(redact(`token ${token} is not allowed; ${token}`)).toBe('token *** is not allowed; ***');
+		expect(redact('nothing to hide')).toBe('nothing to hide');
+		const clean = Buffer.from('ke,name\r\nKE-1,Acme\r\n');
+		expect(redactBytes(clean)).toBe(clean);
+		expect(redactBytes(Buffer.from(`ke,name\r\nKE-1,${token}\r\n`)).toString()).toBe('ke,name\r\nKE-1,***\r\n');
+		const short = readServiceSettings({ baseUrl: 'https://svc.example.com', accessToken: 'abc' });
+		expect(short.problem === undefined && short.settings.redact('abc def')).toBe('abc def');
 	});
 
 	test('overrides from Advanced; page size only with a parameter name', () => {

@@ -10,6 +10,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { describeServiceError } from '../errors';
+import { BodyReadError, discardBody, idleGuarded, isStream, readCapped } from './body';
 import { isRetryableStatus, retryDelayMs } from '../retry';
 import type { ServiceSettings } from '../settings';
 import { readServiceSettings } from '../settings';
@@ -49,6 +50,7 @@ export interface ServiceCallOptions {
 
 const CREDENTIAL = 'serviceApi';
 const DEFAULT_ATTEMPTS = 4;
+const ERROR_BODY_BYTES = 1024 * 1024;
 
 /** Reads the credential's settings, failing with a clear NodeOperationError when unusable. */
 export async function getServiceSettings(this: ServiceContext, itemIndex = 0): Promise<ServiceSettings> {
@@ -60,9 +62,11 @@ export async function getServiceSettings(this: ServiceContext, itemIndex = 0): P
 }
 
 /**
- * One call to the Service, authenticated by the credential's `authenticate` block, retried with
- * backoff (honouring Retry-After) on 429, and for GET/PUT/DELETE also on 5xx and dropped connections. Failures become NodeApiError in plain words;
- * the access token never appears in them.
+ * One call to the Service, authenticated by the credential's `authenticate` function, retried with
+ * backoff (honouring Retry-After) on 429, and for GET/PUT/DELETE also on 5xx and dropped
+ * connections. Redirects are never followed, every wait is bounded by the Request Timeout and every
+ * body read into memory by the Max Response Size; once the Service has answered, nothing is sent
+ * again. Failures become NodeApiError in plain words; the access token never appears in them.
  */
 export async function serviceRequest<T = unknown>(
 	this: ServiceContext,
@@ -72,6 +76,13 @@ export async function serviceRequest<T = unknown>(
 	const { itemIndex = 0, allowStatuses = [], maxAttempts = DEFAULT_ATTEMPTS } = options;
 	const settings = options.settings ?? (await getServiceSettings.call(this, itemIndex));
 	const idempotent = call.method === 'GET' || call.method === 'PUT' || call.method === 'DELETE';
+	const fail = (message: string, description: string, extra: JsonObject = {}, httpCode?: number) =>
+		new NodeApiError(this.getNode(), { ...extra, ...(httpCode ? { status: httpCode } : {}) } as JsonObject, {
+			message,
+			description: `${description} (${call.method} ${call.path})`,
+			httpCode: httpCode === undefined ? undefined : String(httpCode),
+			itemIndex,
+		});
 
 	for (let attempt = 0; ; attempt++) {
 		const isLastAttempt = attempt + 1 >= maxAttempts;
@@ -79,6 +90,14 @@ export async function serviceRequest<T = unknown>(
 		try {
 			answer = await send.call(this, settings, call);
 		} catch (error) {
+			// A Service that does not answer in time is not asked again: that would multiply the wait.
+			if (isTimeout(error)) {
+				throw fail(
+					`The Service did not answer within ${seconds(settings.requestTimeoutMs)}`,
+					'Nothing was received in time, so the request was given up. Check that the Service is reachable; if it is just slow, raise Request Timeout under Advanced in the Service API credential.',
+					{ code: 'ETIMEDOUT' },
+				);
+			}
 			if (idempotent && !isLastAttempt) {
 				await sleep(retryDelayMs(attempt, undefined, Date.now()));
 				continue;
@@ -87,19 +106,46 @@ export async function serviceRequest<T = unknown>(
 		}
 
 		const { statusCode } = answer;
-		if (statusCode >= 200 && statusCode < 300) return answer as ServiceAnswer<T>;
-		if (allowStatuses.includes(statusCode)) {
-			return { ...answer, body: await bodyAsBuffer(answer.body) } as ServiceAnswer<T>;
+		try {
+			if (statusCode >= 300 && statusCode < 400) {
+				discardBody(answer.body);
+				throw fail(
+					`The Service answered with a redirect (${statusCode}${redirectTarget(answer.headers, settings.baseUrl)}), which is not followed`,
+					'The access token is sent to the Base URL only, so a redirect is refused and nothing was sent on. If the Service has moved, put its new https address in the Base URL of the Service API credential.',
+					{},
+					statusCode,
+				);
+			}
+			if (statusCode >= 200 && statusCode < 300) {
+				return { ...answer, body: await readAnswerBody(answer.body, call.response, settings) } as ServiceAnswer<T>;
+			}
+			if (allowStatuses.includes(statusCode)) {
+				return { ...answer, body: await readErrorText(answer.body, settings) } as ServiceAnswer<T>;
+			}
+		} catch (error) {
+			if (error instanceof BodyReadError) {
+				throw fail(`The Service's answer could not be read: ${error.message}`, readProblemWords(error), {}, statusCode);
+			}
+			if (error instanceof NotJsonError) {
+				throw fail(
+					`The Service answered ${statusCode} with something that is not JSON`,
+					`It sent: "${trimmed(error.text)}". Nothing was passed on. Check that the Base URL points at the Service itself, not at a login page or proxy.`,
+					{},
+					statusCode,
+				);
+			}
+			throw error;
 		}
 		// A 5xx answer to a POST may come after the Service acted on it: sending it again could create a
 		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
 		const retryable = idempotent ? isRetryableStatus(statusCode) : statusCode === 429;
 		if (retryable && !isLastAttempt) {
-			await drain(answer.body);
+			discardBody(answer.body);
 			await sleep(retryDelayMs(attempt, headerValue(answer.headers, 'retry-after'), Date.now()));
 			continue;
 		}
-		const words = describeServiceError(statusCode, await bodyAsBuffer(answer.body), attempt + 1);
+		const errorBody = await readErrorText(answer.body, settings).catch(() => Buffer.alloc(0));
+		const words = describeServiceError(statusCode, errorBody, attempt + 1);
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code ?? null } as JsonObject, {
 			message: words.message,
 			description: `${words.description} (${call.method} ${call.path})`,
@@ -121,8 +167,12 @@ async function send(
 		headers: { Accept: call.response === 'json' || !call.response ? 'application/json' : '*/*' },
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		encoding: call.response === 'stream' ? 'stream' : 'arraybuffer',
+		// Every body arrives as a stream, so its size and its pauses can be bounded here.
+		encoding: 'stream',
 		json: false,
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+		timeout: settings.requestTimeoutMs,
 	};
 	if (call.body !== undefined) {
 		const isRaw = typeof call.body === 'string' || Buffer.isBuffer(call.body);
@@ -134,22 +184,54 @@ async function send(
 		headers: Record<string, string | string[] | undefined>;
 		body: unknown;
 	};
-	let body: unknown = full.body;
-	const ok = full.statusCode >= 200 && full.statusCode < 300;
-	if (ok && (call.response === 'json' || !call.response)) {
-		body = parseJson(await bodyAsBuffer(body));
-	}
-	return { statusCode: full.statusCode, headers: full.headers ?? {}, body };
+	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
 }
 
-function parseJson(buffer: Buffer): unknown {
-	const text = buffer.toString('utf8');
+async function readAnswerBody(
+	body: unknown,
+	kind: ServiceCall['response'],
+	settings: ServiceSettings,
+): Promise<unknown> {
+	if (kind === 'stream') return guardedStream(body, settings.requestTimeoutMs);
+	const bytes = await readCapped(body, settings.requestTimeoutMs, settings.maxResponseBytes);
+	if (kind === 'buffer') return bytes;
+	const text = settings.redact(bytes.toString('utf8'));
 	if (text.trim() === '') return {};
 	try {
 		return JSON.parse(text);
 	} catch {
-		return { raw: text };
+		throw new NotJsonError(text);
 	}
+}
+
+/** A 2xx answer that should be JSON and is not; `text` is what the Service sent, token removed. */
+class NotJsonError extends Error {
+	constructor(readonly text: string) {
+		super('The Service\'s answer is not JSON');
+	}
+}
+
+/** An error body, capped well below the answer cap (only its words are shown), token removed. */
+async function readErrorText(body: unknown, settings: ServiceSettings): Promise<Buffer> {
+	const bytes = await readCapped(body, settings.requestTimeoutMs, Math.min(settings.maxResponseBytes, ERROR_BODY_BYTES)).catch(
+		(error: unknown) => {
+			if (error instanceof BodyReadError && error.kind === 'too-large') return Buffer.alloc(0);
+			throw error;
+		},
+	);
+	const text = bytes.toString('utf8');
+	const redacted = settings.redact(text);
+	return redacted === text ? bytes : Buffer.from(redacted, 'utf8');
+}
+
+/**
+ * The body as a Readable whose pauses are bounded by the Request Timeout, made with the response's
+ * own Readable class (node:stream may not be imported) so prepareBinaryData can consume it.
+ */
+function guardedStream(body: unknown, idleMs: number): unknown {
+	if (!isStream(body)) return body;
+	const readableClass = body.constructor as unknown as { from?: (source: AsyncIterable<Buffer>) => unknown };
+	return typeof readableClass.from === 'function' ? readableClass.from(idleGuarded(body, idleMs)) : body;
 }
 
 /** First value of a response header, case-insensitively. */
@@ -162,31 +244,39 @@ export function headerValue(
 	return Array.isArray(value) ? value[0] : value;
 }
 
-async function bodyAsBuffer(body: unknown): Promise<Buffer> {
-	if (Buffer.isBuffer(body)) return body;
-	if (body instanceof ArrayBuffer) return Buffer.from(body);
-	if (typeof body === 'string') return Buffer.from(body);
-	if (isStream(body)) {
-		const chunks: Buffer[] = [];
-		for await (const chunk of body) chunks.push(Buffer.from(chunk as Buffer));
-		return Buffer.concat(chunks);
+/** " to <host>" of a redirect's Location (never its path or query, which may carry secrets). */
+function redirectTarget(headers: Record<string, string | string[] | undefined>, baseUrl: string): string {
+	const location = headerValue(headers, 'location');
+	if (!location || !URL.canParse(location, baseUrl)) return '';
+	const target = new URL(location, baseUrl);
+	const base = new URL(baseUrl);
+	const where = target.protocol === base.protocol ? target.host : `${target.protocol}//${target.host}`;
+	return ` to ${where}`;
+}
+
+function readProblemWords(error: BodyReadError): string {
+	return error.kind === 'idle'
+		? 'The Service stopped sending part-way, so the answer is incomplete and nothing was passed on. Try again; if the Service is just slow, raise Request Timeout under Advanced in the Service API credential.'
+		: 'Nothing was passed on. If the Service really sends answers this large, raise Max Response Size under Advanced in the Service API credential.';
+}
+
+function isTimeout(error: unknown): boolean {
+	for (let cause = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; depth++) {
+		if (cause.code === 'ETIMEDOUT' || cause.code === 'ECONNABORTED') return true;
+		if (typeof cause.message === 'string' && /timeout of \d+ms exceeded/.test(cause.message)) return true;
+		cause = cause.cause as typeof cause;
 	}
-	if (body === undefined || body === null) return Buffer.alloc(0);
-	return Buffer.from(JSON.stringify(body));
+	return false;
 }
 
-/** A response body handed back as a stream (node:stream is not importable in Cloud nodes). */
-interface BodyStream extends AsyncIterable<unknown> {
-	resume(): unknown;
+function seconds(ms: number): string {
+	const value = +(ms / 1000).toFixed(1);
+	return `${value} second${value === 1 ? '' : 's'}`;
 }
 
-function isStream(body: unknown): body is BodyStream {
-	return typeof (body as BodyStream | undefined)?.resume === 'function';
-}
-
-/** Discards a streamed body so its connection is released before a retry. */
-async function drain(body: unknown): Promise<void> {
-	if (isStream(body)) body.resume();
+function trimmed(text: string): string {
+	const flat = text.replace(/\s+/g, ' ').trim();
+	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
 function connectionError(

@@ -1,8 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { fileNameFromContentDisposition } from '../../../shared/contentDisposition';
 import { headerValue } from '../../../shared/transport/serviceRequest';
-import { bodyBytes, companyRequest, whenNotSharedOption } from '../common/companyShare';
+import { companyRequest, whenNotSharedOption } from '../common/companyShare';
 import { keField, keParameter, outputFileField, outputFileOption } from '../common/fields';
 import { pathParameter } from '../common/itemInput';
 
@@ -46,7 +47,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const result = await companyRequest.call(
 		this,
 		itemIndex,
-		{ method: 'GET', path, response: 'buffer' },
+		{ method: 'GET', path, response: 'stream' },
 		{
 			ke,
 			identifiers: { pack_id: packId },
@@ -63,10 +64,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	if (!result.shared) return [result.item];
 
-	const bytes = bodyBytes(result.answer.body);
 	const headers = result.answer.headers;
 	const fileName = fileNameFromContentDisposition(headerValue(headers, 'content-disposition')) ?? packId;
-	const binary = await this.helpers.prepareBinaryData(bytes, fileName, headerValue(headers, 'content-type'));
+	// Streamed into n8n's binary data: a pack of any size never sits in memory whole.
+	const body = result.answer.body as Parameters<typeof this.helpers.prepareBinaryData>[0];
+	let binary;
+	try {
+		binary = await this.helpers.prepareBinaryData(body, fileName, headerValue(headers, 'content-type'));
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), `Audit pack ${packId} could not be downloaded whole: ${(error as Error).message}`, {
+			itemIndex,
+			description: 'No file was passed on. Run the node again; if the Service is just slow, raise Request Timeout under Advanced in the Service API credential.',
+		});
+	}
 	return [
 		{
 			json: {
@@ -74,7 +84,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				pack_id: packId,
 				file_name: binary.fileName ?? fileName,
 				mime_type: binary.mimeType,
-				size: bytes.length,
+				size: binary.bytes,
 			},
 			binary: { [fieldName]: binary },
 		},

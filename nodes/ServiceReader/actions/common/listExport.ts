@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { CsvPageFilter, parseCsvRows } from '../../../shared/csv';
 import { listFromBody } from '../../../shared/listBody';
 import type { Page, PageAnswer, PageRequest, PagingOptions } from '../../../shared/paging';
-import { cursorPages, RepeatedCursorError } from '../../../shared/paging';
+import { cursorPages, PageCapError, RepeatedCursorError } from '../../../shared/paging';
 import type { ServiceSettings } from '../../../shared/settings';
 import { getServiceSettings, headerValue, serviceRequest } from '../../../shared/transport/serviceRequest';
 import type { ListExportSpec } from './listOptions';
@@ -40,6 +40,7 @@ export async function listExport(
 		cursorParameter: settings.cursorParameter,
 		pageSize: settings.pageSize,
 		query: parameters.query,
+		maxPages: settings.maxPages,
 	};
 	if (parameters.format === 'csv' && parameters.output === 'file') {
 		return [await exportFile.call(this, spec, parameters, paging, settings, itemIndex)];
@@ -150,7 +151,7 @@ async function exportItems(
 			try {
 				rows =
 					format === 'csv'
-						? parseCsvRows(page.content as Buffer, { stripFormulaGuard: parameters.stripFormulaGuard })
+						? parseCsvRows(settings.redactBytes(page.content as Buffer), { stripFormulaGuard: parameters.stripFormulaGuard })
 						: listFromBody(page.content);
 			} catch (error) {
 				throw pageFailed.call(this, error, spec, page.request, items.length, itemIndex);
@@ -316,6 +317,17 @@ function pageFailed(
 			{
 				itemIndex,
 				description: `Page ${page} would be fetched with cursor "${cursor}" again, so paging would never end. ${earlier} The Service probably ignores the query parameter "${error.cursorParameter}": check Cursor Parameter under Advanced in the Service API credential.`,
+			},
+		);
+	}
+	if (error instanceof PageCapError) {
+		const rows = `${rowsBefore} row${rowsBefore === 1 ? '' : 's'}`;
+		return new NodeOperationError(
+			this.getNode(),
+			`The ${spec.label} did not end after ${error.maxPages} pages, the Max Pages limit`,
+			{
+				itemIndex,
+				description: `The Service still sent a next-page cursor on page ${error.maxPages}. The ${rows} fetched were not passed on, so an incomplete ${spec.label} never reaches the next node. If the list really is that long, raise Max Pages under Advanced in the Service API credential.`,
 			},
 		);
 	}

@@ -1,7 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { httpsUrlProblem } from '../../../shared/ids';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
+import { readCreatedEndpoint } from '../../../shared/webhookEndpoint';
 import { inputProblem } from '../common/itemInput';
 
 const show = { resource: ['webhook'], operation: ['createEndpoint'] };
@@ -10,6 +12,14 @@ export const SECRET_NOTICE =
 	'The signing secret is shown only this once: the Service will not show it again. Store it now, e.g. in the Service API credential under Advanced > Webhook Signing Secret, and remove this output from saved executions.';
 
 export const description: INodeProperties[] = [
+	{
+		displayName:
+			'The output holds the endpoint\'s one-time signing secret, and saved executions keep it. To keep it out of the execution log, set this workflow\'s Save Successful Production Executions to Do Not Save.',
+		name: 'secretNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show },
+	},
 	{
 		displayName: 'URL',
 		name: 'url',
@@ -36,5 +46,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: (url as string).trim() } },
 		{ itemIndex },
 	);
+	if (!readCreatedEndpoint(answer.body).secret) {
+		const body = answer.body;
+		const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+		throw new NodeApiError(this.getNode(), { fields } as JsonObject, {
+			message: 'The Service created the endpoint but returned no signing secret',
+			description: `Its answer had ${fields.length ? `the fields ${fields.join(', ')}` : 'no fields'}, none holding the secret, which is shown only once: without it no delivery to ${(url as string).trim()} can be verified. Delete the endpoint in the Service, check that the access token belongs to a reader admin, and create it again.`,
+			itemIndex,
+		});
+	}
 	return [{ json: { ...(answer.body as IDataObject), secret_notice: SECRET_NOTICE } }];
 }

@@ -1,0 +1,101 @@
+/**
+ * Reading answer bodies with an idle timeout and a size cap. The HTTP helper hands every body over
+ * as a stream, so a Service that stops sending mid-answer, or sends without end, costs a bounded
+ * wait and bounded memory. Typed structurally: community nodes may not import node:stream.
+ */
+import { sleep } from 'n8n-workflow';
+
+export interface BodyStream extends AsyncIterable<unknown> {
+	resume(): unknown;
+	destroy(error?: Error): unknown;
+}
+
+/** Why a body could not be read after the Service had answered; never a reason to send again. */
+export class BodyReadError extends Error {
+	constructor(
+		message: string,
+		readonly kind: 'idle' | 'too-large',
+	) {
+		super(message);
+	}
+}
+
+export function isStream(body: unknown): body is BodyStream {
+	return typeof (body as BodyStream | undefined)?.resume === 'function';
+}
+
+/** Releases a body nobody will read, so its connection does not linger. */
+export function discardBody(body: unknown): void {
+	if (isStream(body)) body.destroy();
+}
+
+/**
+ * The chunks of `source`, failing with an idle BodyReadError when the next chunk takes longer than
+ * `idleMs`. Only time spent waiting for the Service counts, not the consumer's own work.
+ */
+export async function* idleGuarded(source: BodyStream, idleMs: number): AsyncGenerator<Buffer> {
+	const iterator = source[Symbol.asyncIterator]();
+	let waitingSince: number | undefined;
+	let finished = false;
+	let timedOut: BodyReadError | undefined;
+	// One short sleep at a time (node code may not hold timers of its own); ends with the body.
+	const tick = Math.max(Math.min(idleMs / 4, 1000), 5);
+	const watch = async () => {
+		while (!finished) {
+			await sleep(tick);
+			if (!finished && waitingSince !== undefined && Date.now() - waitingSince >= idleMs) {
+				timedOut = new BodyReadError(
+					`the Service sent nothing for ${Math.round(idleMs / 1000)} s in the middle of its answer`,
+					'idle',
+				);
+				source.destroy(timedOut);
+				return;
+			}
+		}
+	};
+	void watch();
+	let done = false;
+	try {
+		for (;;) {
+			waitingSince = Date.now();
+			let next: IteratorResult<unknown>;
+			try {
+				next = await iterator.next();
+			} catch (error) {
+				throw timedOut ?? error;
+			}
+			waitingSince = undefined;
+			if (next.done) {
+				done = true;
+				return;
+			}
+			yield Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value as Uint8Array);
+		}
+	} finally {
+		finished = true;
+		if (!done) source.destroy();
+	}
+}
+
+/** The whole body, failing once it grows past `maxBytes` (the rest is not read). */
+export async function readCapped(body: unknown, idleMs: number, maxBytes: number): Promise<Buffer> {
+	if (Buffer.isBuffer(body)) return body;
+	if (typeof body === 'string') return Buffer.from(body);
+	if (!isStream(body)) return Buffer.alloc(0);
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of idleGuarded(body, idleMs)) {
+		size += chunk.length;
+		if (size > maxBytes) throw tooLarge(maxBytes);
+		chunks.push(chunk);
+	}
+	return Buffer.concat(chunks, size);
+}
+
+export function tooLarge(maxBytes: number): BodyReadError {
+	return new BodyReadError(`the answer is larger than ${formatBytes(maxBytes)}, the Max Response Size`, 'too-large');
+}
+
+function formatBytes(bytes: number): string {
+	return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MiB` : `${bytes} bytes`;
+}
