@@ -73,13 +73,16 @@ export async function measureExecute(command: ExecuteCommand): Promise<ExecuteMe
 
 	const samples: RssSample[] = [];
 	let failure: string | undefined;
-	const kill = (why: string) => {
-		failure ??= why;
+	const killGroup = () => {
 		try {
 			process.kill(-child.pid!, 'SIGKILL');
 		} catch {
-			// Already gone.
+			// The group is gone.
 		}
+	};
+	const kill = (why: string) => {
+		failure ??= why;
+		killGroup();
 	};
 	const deadline = setTimeout(() => kill(`did not finish within ${Math.round(command.timeoutMs / 1000)} s (killed)`), command.timeoutMs);
 	const sampler = setInterval(() => {
@@ -95,12 +98,8 @@ export async function measureExecute(command: ExecuteCommand): Promise<ExecuteMe
 	const processMs = Date.now() - started;
 	clearInterval(sampler);
 	clearTimeout(deadline);
-	try {
-		// Anything left in the group (a task runner the kill raced with) goes now.
-		process.kill(-child.pid!, 'SIGKILL');
-	} catch {
-		// The group is gone.
-	}
+	// Anything left in the group (a task runner the kill raced with) goes now.
+	killGroup();
 
 	const kernelMaxRssMiB = readKernelMaxRss(timePath);
 	const summary = await scanRunOutput(outPath, command.countPatterns, command.numericFields).catch(() => undefined);

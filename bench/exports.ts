@@ -7,14 +7,10 @@ import type { ExecuteHost } from './executeHost';
 import { measureExecute, type ExecuteMeasure } from './executeRun';
 import { workflowIds, type ExportVariant } from './exportWorkflows';
 import { roundedLoad } from './machine';
+import type { BenchOptions } from './options';
 import { median } from './stats';
 
-export interface ExportLimits {
-	timeoutSeconds: number;
-	rssLimitMiB: number;
-	sampleEveryMs: number;
-	workDir: string;
-}
+export type ExportLimits = Pick<BenchOptions, 'timeoutSeconds' | 'rssLimitMiB' | 'sampleEveryMs'> & { workDir: string };
 
 export interface VariantResult {
 	variant: ExportVariant;
@@ -30,8 +26,12 @@ export interface VariantResult {
 	peakTotalMiB: number;
 	kernelMaxRssMiB: number;
 	crashesOnExit: number;
-	runs: Array<Omit<ExecuteMeasure, 'summary'> & { loadAtStart: number[] }>;
+	/** Each run (raw file only). */
+	runs?: Array<Omit<ExecuteMeasure, 'summary'> & { loadAtStart: number[] }>;
 }
+
+/** One run of a variant: what was measured, the load when it started, and why it does not count (if so). */
+type Attempt = { measure: ExecuteMeasure; load: number[]; problem?: string };
 
 // One per output row in the printed run data: the ke key of a portfolio row item (variants A and C).
 const ROW_PATTERN = '"ke": "';
@@ -44,9 +44,7 @@ export async function benchExportSize(
 	limits: ExportLimits,
 	log: (line: string) => void,
 ): Promise<VariantResult[]> {
-	const measured = new Map<ExportVariant, Array<{ measure: ExecuteMeasure; load: number[]; problem?: string }>>(
-		variants.map((variant) => [variant, []]),
-	);
+	const measured = new Map<ExportVariant, Attempt[]>(variants.map((variant) => [variant, []]));
 	for (let run = 0; run < runs; run++) {
 		const order = variants.map((_, i) => variants[(i + run) % variants.length]);
 		for (const variant of order) {
@@ -90,11 +88,7 @@ function rowProblem(variant: ExportVariant, rows: number, measure: ExecuteMeasur
 	return items === rows ? undefined : `the output holds ${items} rows, not ${rows}`;
 }
 
-function summarise(
-	variant: ExportVariant,
-	rows: number,
-	entries: Array<{ measure: ExecuteMeasure; load: number[]; problem?: string }>,
-): VariantResult {
+function summarise(variant: ExportVariant, rows: number, entries: Attempt[]): VariantResult {
 	const good = entries.filter((entry) => entry.problem === undefined).map((entry) => entry.measure);
 	const pick = (get: (measure: ExecuteMeasure) => number | undefined) =>
 		median(good.map(get).filter((value): value is number => value !== undefined));

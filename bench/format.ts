@@ -29,6 +29,3 @@ export function seconds(ms: number, towards: Towards): string {
 export function mib(value: number, towards: Towards): string {
 	return Number.isFinite(value) ? `${whole(value, towards)} MiB` : 'n/a';
 }
-
-/** The package's side and the other side of a comparison round in opposite directions. */
-export const opposite = (towards: Towards): Towards => (towards === 'up' ? 'down' : 'up');

@@ -23,7 +23,8 @@ export interface LimitRun {
 
 export interface LimitResult {
 	mode: LimitMode;
-	runs: LimitRun[];
+	/** Each run (raw file only). */
+	runs?: LimitRun[];
 	ms: number;
 	rowsPerSecond: number;
 	peakRssMiB: number;

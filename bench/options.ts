@@ -2,7 +2,7 @@
  * Command line of `npm run bench`. The full run measures what the README shows; `--quick` is a
  * check that everything works, in a few minutes, and writes to bench/tmp/ unless --out is given.
  *
- *   npm run bench                              full run, writes bench/results.json
+ *   npm run bench                              full run, writes bench/results.json and bench/tmp/results.raw.json
  *   npm run bench -- --quick                   10k and 100k rows, one run each, fewer deliveries
  *   npm run bench -- --only export --sizes 1000000 --runs 2
  *   npm run bench -- --only trigger --merge    re-measure one part into the existing results file
@@ -65,6 +65,18 @@ const quick: Partial<BenchOptions> = {
 	out: 'bench/tmp/results-quick.json',
 };
 
+/** The flags that set one number, and the option each sets. */
+type NumberOption = { [K in keyof BenchOptions]: BenchOptions[K] extends number ? K : never }[keyof BenchOptions];
+const numberFlags = new Map<string, NumberOption>([
+	['--runs', 'runs'],
+	['--page-size', 'pageSize'],
+	['--deliveries', 'triggerDeliveries'],
+	['--concurrency', 'triggerConcurrency'],
+	['--trigger-rounds', 'triggerRounds'],
+	['--timeout-s', 'timeoutSeconds'],
+	['--rss-limit-mib', 'rssLimitMiB'],
+]);
+
 export function parseOptions(argv: string[]): BenchOptions {
 	const options: BenchOptions = { ...defaults, ...(argv.includes('--quick') ? { ...quick, quick: true } : {}) };
 	const number = (flag: string, value: string | undefined) => {
@@ -80,6 +92,11 @@ export function parseOptions(argv: string[]): BenchOptions {
 			i++;
 			return value;
 		};
+		const numberOption = numberFlags.get(flag);
+		if (numberOption) {
+			options[numberOption] = number(flag, take());
+			continue;
+		}
 		switch (flag) {
 			case '--quick':
 				break;
@@ -96,27 +113,6 @@ export function parseOptions(argv: string[]): BenchOptions {
 				break;
 			case '--sizes':
 				options.sizes = take().split(',').map((size) => number(flag, size));
-				break;
-			case '--runs':
-				options.runs = number(flag, take());
-				break;
-			case '--page-size':
-				options.pageSize = number(flag, take());
-				break;
-			case '--deliveries':
-				options.triggerDeliveries = number(flag, take());
-				break;
-			case '--concurrency':
-				options.triggerConcurrency = number(flag, take());
-				break;
-			case '--trigger-rounds':
-				options.triggerRounds = number(flag, take());
-				break;
-			case '--timeout-s':
-				options.timeoutSeconds = number(flag, take());
-				break;
-			case '--rss-limit-mib':
-				options.rssLimitMiB = number(flag, take());
 				break;
 			case '--out':
 				options.out = take();

@@ -2,10 +2,8 @@
 import { variantNames, type ExportVariant } from './exportWorkflows';
 import type { VariantResult } from './exports';
 import { fixed, mib, seconds, whole, type Towards } from './format';
-import type { BenchResults, TargetCheck } from './results';
+import type { Measured, TargetCheck } from './results';
 import { ratio } from './stats';
-
-type Partial = Omit<BenchResults, 'table' | 'targets'>;
 
 const MAIN_SIZE = 100_000;
 
@@ -15,7 +13,7 @@ const limitWords: Record<string, string> = {
 	'page-new-connection': 'page by page, new TLS connection per page',
 };
 
-function variant(results: Partial, size: number, name: ExportVariant): VariantResult | undefined {
+function variant(results: Measured, size: number, name: ExportVariant): VariantResult | undefined {
 	return results.exports[String(size)]?.find((entry) => entry.variant === name);
 }
 
@@ -24,7 +22,7 @@ function completed(entry: VariantResult | undefined): entry is VariantResult {
 }
 
 /** Fastest limit at a size: the reference is the better of the two ways to parse. */
-function bestLimit(results: Partial, size: number) {
+function bestLimit(results: Measured, size: number) {
 	// The limit proper keeps its connection; the new-connection mode only shows what n8n's helpers cost.
 	const modes = (results.limit[String(size)] ?? []).filter((mode) => mode.mode !== 'page-new-connection');
 	return modes.reduce<(typeof modes)[number] | undefined>(
@@ -49,7 +47,7 @@ function check(target: string, measured: number, bound: number, atLeast: boolean
 
 const x = (value: number, towards: Towards) => `${fixed(value, 2, towards)}x`;
 
-export function judgeTargets(results: Partial): TargetCheck[] {
+export function judgeTargets(results: Measured): TargetCheck[] {
 	const checks: TargetCheck[] = [];
 	const a = variant(results, MAIN_SIZE, 'A');
 	const b = variant(results, MAIN_SIZE, 'B');
@@ -99,7 +97,7 @@ function row(cells: string[]): string {
 	return `| ${cells.join(' | ')} |`;
 }
 
-export function renderTable(results: Partial): string {
+export function renderTable(results: Measured): string {
 	const lines = [
 		row(['Item', 'Variant', 'Work', 'Time (median)', 'Throughput', 'Peak RSS', 'Compared']),
 		row(['---', '---', '---:', '---:', '---:', '---:', '---']),
@@ -131,7 +129,7 @@ export function renderTable(results: Partial): string {
 				const limit = bestLimit(results, size);
 				if (limit) compared += `, ${fixed((100 * entry.rowsPerSecond) / limit.rowsPerSecond, 0, 'down')}% of limit rows/s`;
 			}
-			if (entry.completed < entry.runs.length) compared += ` (${entry.runs.length - entry.completed} run(s) failed)`;
+			if (entry.failures.length > 0) compared += ` (${entry.failures.length} run(s) failed)`;
 			lines.push(
 				row([
 					'1',

@@ -1,7 +1,13 @@
-/** The shape of bench/results.json. */
+/**
+ * The shape of the results. Two files: bench/results.json (committed) holds the summary figures the
+ * README reports; the raw file next to it under bench/tmp/ (not committed) also holds every run's
+ * samples (`runs` of the exports and the limit, `rounds` of the trigger).
+ */
+import { basename, join } from 'node:path';
+
 import type { LimitResult } from './limit';
 import type { MachineInfo } from './machine';
-import type { BenchOptions } from './options';
+import type { BenchOptions, Section } from './options';
 import type { TriggerResult } from './trigger';
 import type { VariantResult } from './exports';
 import type { VerifierResult } from './verifier';
@@ -30,7 +36,9 @@ export interface BenchResults {
 	packageVersion: string;
 	gitCommit?: string;
 	/** When each section was measured (differs between sections only after a --merge run). */
-	measuredAt: Partial<Record<'verifier' | 'limit' | 'export' | 'trigger', string>>;
+	measuredAt: Partial<Record<Section, string>>;
+	/** The commit each section was measured at (gitCommit of the run that measured it). */
+	commits: Partial<Record<Section, string>>;
 	/** Item 4. */
 	verifier?: VerifierResult;
 	/** Item 2, per portfolio size. */
@@ -49,4 +57,18 @@ export interface BenchResults {
 	targets: TargetCheck[];
 	errors: string[];
 	table: string;
+}
+
+/** The results before the table and the targets are derived from them. */
+export type Measured = Omit<BenchResults, 'table' | 'targets'>;
+
+/** The results file without the per-run samples: every `runs` or `rounds` that is a list. */
+export function withoutSamples<T>(results: T): T {
+	const samples = (key: string, value: unknown) => (key === 'runs' || key === 'rounds') && Array.isArray(value);
+	return JSON.parse(JSON.stringify(results, (key, value: unknown) => (samples(key, value) ? undefined : value))) as T;
+}
+
+/** Where the raw results of a results file go: bench/tmp/<name>.raw.json. */
+export function rawPath(workDir: string, out: string): string {
+	return join(workDir, `${basename(out, '.json')}.raw.json`);
 }

@@ -1,14 +1,15 @@
 /**
  * `npm run bench`: the Service Reader and Service Trigger against what a user builds from stock n8n
  * nodes, side by side in one run, on the same sandbox data and machine. Prints one table and writes
- * the figures to bench/results.json (see options.ts for the flags; README "Performance").
+ * the summary figures to bench/results.json and every run to bench/tmp/results.raw.json (see
+ * results.ts; options.ts for the flags; README "Performance", docs/performance.md).
  *
  * Order: item 4 (verifier), then per portfolio size item 2 (the limit) and item 1 (exports in a
  * real n8n), then item 3 (the trigger under load in a real n8n). At most one n8n runs at a time.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 import { startSandbox } from '../test/sandbox';
 import { freePort } from '../test/e2e/free-port';
@@ -20,9 +21,9 @@ import { benchExportSize } from './exports';
 import { benchCredentials, exportWorkflow, type ExportVariant } from './exportWorkflows';
 import { benchLimit } from './limit';
 import { machineInfo, roundedLoad } from './machine';
-import { parseOptions, type BenchOptions } from './options';
+import { parseOptions, sections, type BenchOptions, type Section } from './options';
 import { judgeTargets, renderTable } from './report';
-import type { BenchResults } from './results';
+import { rawPath, withoutSamples, type BenchResults, type Measured } from './results';
 import { warmPortfolio } from './sandboxPages';
 import { benchTrigger } from './trigger';
 import { benchVerifier } from './verifier';
@@ -34,21 +35,23 @@ const log = (line: string) => console.error(line);
 async function main(): Promise<void> {
 	const options = parseOptions(process.argv.slice(2));
 	mkdirSync(workDir, { recursive: true });
-	const results: Omit<BenchResults, 'table' | 'targets'> = {
+	const commit = gitCommit();
+	const results: Measured = {
 		schema: 1,
 		date: new Date().toISOString(),
 		command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
 		options,
 		machine: machineInfo(),
 		packageVersion: (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version,
-		gitCommit: gitCommit(),
+		gitCommit: commit,
 		measuredAt: Object.fromEntries(options.only.map((section) => [section, new Date().toISOString()])),
+		commits: Object.fromEntries(commit ? options.only.map((section) => [section, commit]) : []),
 		limit: {},
 		exports: {},
 		errors: [],
 	};
 	log(`bench: ${results.machine.cpuModel}, ${results.machine.cores} cores, load ${results.machine.loadAtStart.join(' ')}, Node ${process.version}`);
-	const wants = (section: BenchOptions['only'][number]) => options.only.includes(section);
+	const wants = (section: Section) => options.only.includes(section);
 	const attempt = async (what: string, work: () => Promise<void>) => {
 		try {
 			await work();
@@ -105,12 +108,14 @@ async function main(): Promise<void> {
 
 	results.machine.loadAtEnd = roundedLoad();
 	const out = resolve(repoRoot, options.out);
-	if (options.merge) mergeEarlier(results, out, options);
+	if (options.merge) mergeEarlier(results, out, options.only);
 	const table = renderTable(results);
 	const targets = judgeTargets(results);
 	const full: BenchResults = { ...results, table, targets };
+	const raw = rawPath(workDir, out);
 	mkdirSync(dirname(out), { recursive: true });
-	writeFileSync(out, `${JSON.stringify(full, null, '\t')}\n`);
+	writeFileSync(out, `${JSON.stringify(withoutSamples(full), null, '\t')}\n`);
+	writeFileSync(raw, `${JSON.stringify(full, null, '\t')}\n`);
 
 	console.log(table);
 	console.log('');
@@ -118,13 +123,13 @@ async function main(): Promise<void> {
 	for (const error of results.errors) console.log(`- error: ${error}`);
 	console.log(
 		`\n${results.machine.cpuModel}, ${results.machine.cores} cores, load ${results.machine.loadAtStart.join(' ')} -> ${results.machine.loadAtEnd.join(' ')}; ` +
-			`Node ${process.version}; n8n ${results.n8nVersion ?? 'n/a'}; ${results.date}. Written to ${options.out}`,
+			`Node ${process.version}; n8n ${results.n8nVersion ?? 'n/a'}; ${results.date}. Written to ${options.out} (every run: ${relative(repoRoot, raw)})`,
 	);
 	if (results.errors.length > 0) process.exitCode = 1;
 }
 
 /** Items 2 and 1, size by size: one sandbox per size on a fixed port and token, so n8n's credentials stay valid. */
-async function benchSizes(options: BenchOptions, results: Omit<BenchResults, 'table' | 'targets'>, tarball?: string): Promise<void> {
+async function benchSizes(options: BenchOptions, results: Measured, tarball?: string): Promise<void> {
 	const port = await freePort();
 	const token = randomToken('svc_reader_bench');
 	const baseUrl = `https://127.0.0.1:${port}`;
@@ -175,28 +180,31 @@ async function benchSizes(options: BenchOptions, results: Omit<BenchResults, 'ta
 	}
 }
 
-/** --merge: the sections not measured now come from the existing results file, with their dates. */
-function mergeEarlier(results: Omit<BenchResults, 'table' | 'targets'>, out: string, options: BenchOptions): void {
+/** What each section writes into the results. */
+const sectionKeys: Record<Section, ReadonlyArray<keyof Measured>> = {
+	verifier: ['verifier'],
+	limit: ['limit'],
+	export: ['exports', 'baseline'],
+	trigger: ['trigger', 'triggerLegacyEngine'],
+};
+
+/**
+ * --merge: the sections not measured now come from the existing results file (the summary, so
+ * the raw file holds every run of the sections measured now only), with their dates and commits.
+ */
+function mergeEarlier(results: Measured, out: string, measuredNow: Section[]): void {
 	let earlier: BenchResults;
 	try {
 		earlier = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
 	} catch {
 		return;
 	}
-	const measuredNow = (section: BenchOptions['only'][number]) => options.only.includes(section);
-	if (!measuredNow('verifier')) results.verifier = earlier.verifier;
-	if (!measuredNow('limit')) results.limit = earlier.limit;
-	if (!measuredNow('export')) {
-		results.exports = earlier.exports;
-		results.baseline = earlier.baseline;
-	}
-	if (!measuredNow('trigger')) {
-		results.trigger = earlier.trigger;
-		results.triggerLegacyEngine = earlier.triggerLegacyEngine;
-	}
 	results.measuredAt = { ...earlier.measuredAt, ...results.measuredAt };
-	for (const section of ['verifier', 'limit', 'export', 'trigger'] as const) {
-		if (!measuredNow(section) && !earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;
+	results.commits = { ...earlier.commits, ...results.commits };
+	for (const section of sections.filter((name) => !measuredNow.includes(name))) {
+		for (const key of sectionKeys[section]) Object.assign(results, { [key]: earlier[key] });
+		if (!earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;
+		if (!earlier.commits?.[section] && earlier.gitCommit) results.commits[section] = earlier.gitCommit;
 	}
 	results.n8nVersion ??= earlier.n8nVersion;
 	results.earlierMachine = earlier.machine;

@@ -43,7 +43,8 @@ export interface TriggerRound {
 export interface TriggerVariant {
 	name: string;
 	verifies: boolean;
-	rounds: TriggerRound[];
+	/** Each round (raw file only). */
+	rounds?: TriggerRound[];
 	p50Ms: number;
 	p99Ms: number;
 	deliveriesPerSecond: number;
@@ -83,17 +84,12 @@ export interface TriggerResult {
 }
 
 type Key = 'trigger' | 'triggerNoMemory' | 'stock';
-interface Target {
+/** One workflow under load, and its tallies so far. */
+interface Target extends Pick<TriggerVariant, 'name' | 'verifies' | 'noAnswer' | 'noAnswerErrors' | 'forgedSent' | 'forgedRefused'> {
 	key: Key;
-	name: string;
 	workflowId: string;
-	verifies: boolean;
 	url: string;
 	expected: number;
-	noAnswer: number;
-	noAnswerErrors: Record<string, number>;
-	forgedSent: number;
-	forgedRefused: number;
 	rounds: TriggerRound[];
 }
 
@@ -198,7 +194,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 		}
 		// Answers other than the expected ones, apart from no answer at all (counted in noAnswer).
 		const wrongAnswers = (v: TriggerVariant) =>
-			v.rounds.some((round) => Object.keys(round.unexpected).some((what) => !what.endsWith(' 0')));
+			(v.rounds ?? []).some((round) => Object.keys(round.unexpected).some((what) => !what.endsWith(' 0')));
 		const accounted = (v: TriggerVariant) =>
 			!wrongAnswers(v) &&
 			v.executionsCounted >= v.executionsExpected &&
@@ -228,7 +224,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 
 /** Forged deliveries that got no answer at all (neither refused nor accepted). */
 function forgedWithoutAnswer(v: TriggerVariant): number {
-	return v.rounds.reduce((sum, round) => sum + (round.unexpected['forged answered 0'] ?? 0), 0);
+	return (v.rounds ?? []).reduce((sum, round) => sum + (round.unexpected['forged answered 0'] ?? 0), 0);
 }
 
 function summariseRound(verifies: boolean, result: LoadResult): TriggerRound {

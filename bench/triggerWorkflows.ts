@@ -10,54 +10,37 @@ export const triggerNoMemoryWorkflowId = 'benchSvcTrigger02';
 export const stockWorkflowId = 'benchStockHook001';
 export const STOCK_PATH = 'bench-stock-webhook';
 
-const settings = { executionOrder: 'v1' };
-
 export const triggerWebhookIds: Record<string, string> = {
 	[triggerWorkflowId]: '5b0f7c1e-2d4a-4c6e-8f10-b3a9e1d2c401',
 	[triggerNoMemoryWorkflowId]: '5b0f7c1e-2d4a-4c6e-8f10-b3a9e1d2c402',
 };
 
+/** A workflow of one webhook node at the origin. */
+function webhookWorkflow(id: string, name: string, node: Record<string, unknown>) {
+	return { id, name, active: false, settings: { executionOrder: 'v1' }, connections: {}, nodes: [{ ...node, position: [0, 0] }] };
+}
+
 /** The Service Trigger as added (Ignore Redeliveries on), or with the redelivery memory off, to show its cost. */
 export function serviceTriggerWorkflow(ignoreRedeliveries: boolean) {
 	const id = ignoreRedeliveries ? triggerWorkflowId : triggerNoMemoryWorkflowId;
-	return {
-		id,
-		name: `Bench: Service Trigger${ignoreRedeliveries ? '' : ', Ignore Redeliveries off'}`,
-		active: false,
-		settings,
-		connections: {},
-		nodes: [
-			{
-				id: 't1',
-				name: 'Service Trigger',
-				type: 'n8n-nodes-service-reader.serviceTrigger',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: triggerWebhookIds[id],
-				parameters: { events: [], ignoreRedeliveries },
-				credentials: { serviceApi: TRIGGER_CREDENTIAL },
-			},
-		],
-	};
+	return webhookWorkflow(id, `Bench: Service Trigger${ignoreRedeliveries ? '' : ', Ignore Redeliveries off'}`, {
+		id: 't1',
+		name: 'Service Trigger',
+		type: 'n8n-nodes-service-reader.serviceTrigger',
+		typeVersion: 2,
+		webhookId: triggerWebhookIds[id],
+		parameters: { events: [], ignoreRedeliveries },
+		credentials: { serviceApi: TRIGGER_CREDENTIAL },
+	});
 }
 
 export function stockWebhookWorkflow() {
-	return {
-		id: stockWorkflowId,
-		name: 'Bench: stock Webhook, no verification',
-		active: false,
-		settings,
-		connections: {},
-		nodes: [
-			{
-				id: 'w1',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: '9c2e4a61-7b3d-4f0e-a5c8-d1e2f3a4b501',
-				parameters: { httpMethod: 'POST', path: STOCK_PATH, responseMode: 'onReceived', options: {} },
-			},
-		],
-	};
+	return webhookWorkflow(stockWorkflowId, 'Bench: stock Webhook, no verification', {
+		id: 'w1',
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: '9c2e4a61-7b3d-4f0e-a5c8-d1e2f3a4b501',
+		parameters: { httpMethod: 'POST', path: STOCK_PATH, responseMode: 'onReceived', options: {} },
+	});
 }

@@ -24,10 +24,7 @@ export interface VerifierCase {
 	max: number;
 }
 
-export interface VerifierResult {
-	bodyBytes: number;
-	rounds: number;
-	roundMs: number;
+export interface VerifierResult extends VerifierOptions {
 	cases: VerifierCase[];
 	/** Ours / stripe's verifications per second (verifier alone); above 1 means ours is faster. */
 	ratioVsStripe: number;
