@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { AlertLog } from './alerts';
 import type { DeliveryManager } from './deliveries';
-import type { FaultRegistry } from './faults';
+import type { FaultRegistry, RouteFaults } from './faults';
 import type { SandboxState } from './state';
 import type { ReaderOrg } from './types';
 
@@ -12,6 +12,7 @@ export interface SandboxContext {
 	deliveries: DeliveryManager;
 	alerts: AlertLog;
 	faults: FaultRegistry;
+	routeFaults: RouteFaults;
 	/** Default page size of paged exports (`page_size` overrides per request). */
 	pageSize: number;
 	/** How long a passkey confirmation counts as recent. */

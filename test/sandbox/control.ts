@@ -1,7 +1,7 @@
 import type { Alert, EmitOptions, ProbeOptions } from './alerts';
 import type { SandboxContext } from './context';
 import type { Delivery } from './deliveries';
-import type { PageFault } from './faults';
+import type { PageFault, RouteFault } from './faults';
 import { ksFor } from './seed';
 import { tamperedCopy } from './records';
 import { rolesForGroups } from './ssoRules';
@@ -57,6 +57,8 @@ export interface SandboxControl {
 	/** Registered endpoints, secrets included (test fixture). */
 	webhookEndpoints(reader?: ReaderKey): WebhookEndpoint[];
 	failPage(fault: PageFault): void;
+	/** Any route answers as a hostile or broken Service would (redirect, hang, stall, oversize, ...). */
+	failRoute(fault: RouteFault): void;
 	clearFaults(): void;
 	emit(eventType: string, ids?: Record<string, string>, options?: EmitOptions): Alert;
 	/** Sends an alert again, same alert_id and body, freshly signed. */
@@ -83,7 +85,7 @@ export interface SandboxControl {
 }
 
 export function createControl(sandbox: SandboxContext): SandboxControl {
-	const { state, alerts, deliveries, faults } = sandbox;
+	const { state, alerts, deliveries, faults, routeFaults } = sandbox;
 	const reader = (key: ReaderKey = 'reader') => {
 		const found = state.readers[key];
 		if (!found) throw new Error(`Unknown reader "${key}": use one of ${Object.keys(state.readers).join(', ')}.`);
@@ -170,7 +172,11 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 		},
 		webhookEndpoints: (key) => reader(key).endpoints.map((e) => ({ ...e })),
 		failPage: (fault) => faults.add(fault),
-		clearFaults: () => faults.clear(),
+		failRoute: (fault) => routeFaults.add(fault),
+		clearFaults: () => {
+			faults.clear();
+			routeFaults.clear();
+		},
 		emit: (eventType, ids, options) => alerts.emit(eventType, ids, options),
 		redeliver: (alertId) => alerts.redeliver(alertId),
 		sendStale: (eventType, ids, options) => alerts.stale(eventType, ids, options),

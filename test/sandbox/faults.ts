@@ -35,3 +35,56 @@ export class FaultRegistry {
 		this.faults = [];
 	}
 }
+
+/**
+ * Faults of any route, for the hardening tests: what a hostile or broken Service (or anything in
+ * between) may answer. Each fires `times` times (default: for ever), matched on method and path.
+ */
+export type RouteFault = {
+	method?: string;
+	path: string;
+	/** Matching requests answered normally before the fault fires (e.g. 1: from page 2 on). */
+	skip?: number;
+	times?: number;
+} & (
+	| { mode: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string }
+	/** Accepts the request and never answers. */
+	| { mode: 'hang' }
+	/** Sends the status, headers and the first bytes of a body, then nothing more. */
+	| { mode: 'stall'; contentType?: string }
+	/** 200 with a JSON body of about `bytes` bytes, sent in chunks. */
+	| { mode: 'oversize'; bytes: number }
+	/** A JSON list page whose next-page cursor is new every time. */
+	| { mode: 'endlessCursor' }
+	/** An error (or, with status 200, an answer) whose text quotes the bearer token it received. */
+	| { mode: 'echoToken'; status: number }
+	/** A literal answer. */
+	| { mode: 'answer'; status: number; contentType: string; body: string }
+);
+
+export class RouteFaults {
+	private faults: Array<RouteFault & { remaining: number; toSkip: number }> = [];
+
+	add(fault: RouteFault): void {
+		this.faults.push({ ...fault, remaining: fault.times ?? Number.POSITIVE_INFINITY, toSkip: fault.skip ?? 0 });
+	}
+
+	take(method: string, path: string): RouteFault | undefined {
+		const matching = this.faults.filter(
+			(f) => f.path === path && (f.method === undefined || f.method === method) && f.remaining > 0,
+		);
+		for (const fault of matching) {
+			if (fault.toSkip > 0) {
+				fault.toSkip--;
+				continue;
+			}
+			fault.remaining--;
+			return fault;
+		}
+		return undefined;
+	}
+
+	clear(): void {
+		this.faults = [];
+	}
+}

@@ -6,7 +6,7 @@ import { sandboxCertificates, type TlsMaterial } from './certs';
 import type { SandboxContext } from './context';
 import { createControl, type SandboxControl } from './control';
 import { DeliveryManager } from './deliveries';
-import { FaultRegistry } from './faults';
+import { FaultRegistry, RouteFaults } from './faults';
 import { seedDemo, seedPortfolioRows } from './seed';
 import { handleRequest } from './server';
 import { emptyReader, randomToken, SandboxState } from './state';
@@ -15,7 +15,7 @@ import { readerKeys, type ReaderKey } from './types';
 export type { Alert, EmitOptions, ProbeOptions } from './alerts';
 export type { SandboxControl, GrantOptions, RecordView } from './control';
 export type { Delivery, DeliveryAttempt } from './deliveries';
-export type { FaultMode, PageFault } from './faults';
+export type { FaultMode, PageFault, RouteFault } from './faults';
 export type { Listing } from './paging';
 export { eventCatalogue } from './events';
 export { demoCompanies, demoSharedKes } from './seed';
@@ -95,6 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		deliveries,
 		alerts: new AlertLog(state, deliveries),
 		faults: new FaultRegistry(),
+		routeFaults: new RouteFaults(),
 		pageSize: options.pageSize ?? 50,
 		passkeyWindowMinutes: options.passkeyWindowMinutes ?? 5,
 	};

@@ -9,6 +9,7 @@ import { policyRunRoutes } from './routes/policyRuns';
 import { ssoRoutes } from './routes/sso';
 import { verifyRoutes } from './routes/verify';
 import { webhookRoutes } from './routes/webhooks';
+import { answerRouteFault } from './routeFaults';
 import type { ReaderOrg, ReceivedRequest } from './types';
 
 const routes: Route[] = [
@@ -19,7 +20,7 @@ const routes: Route[] = [
 const httpControlMethods: ReadonlyArray<keyof SandboxControl> = [
 	'addCompany', 'companies', 'grantShare', 'revokeShare', 'endShare', 'shares', 'setReaderFlags', 'confirmPasskey',
 	'setInvitationStatus', 'invitations', 'statements', 'policyRuns', 'sso', 'rolesForGroups', 'addWebhookEndpoint', 'removeWebhookEndpoint',
-	'webhookEndpoints', 'failPage', 'clearFaults', 'emit', 'redeliver', 'sendStale', 'sendTampered', 'deliveries',
+	'webhookEndpoints', 'failPage', 'failRoute', 'clearFaults', 'emit', 'redeliver', 'sendStale', 'sendTampered', 'deliveries',
 	'whenSettled', 'accessLog', 'companyAccessLog', 'requests', 'clearRequests', 'tamperRecord', 'supersedeRecord',
 ];
 
@@ -101,6 +102,11 @@ export async function handleRequest(
 		res.on('finish', () => {
 			received.status = res.statusCode;
 		});
+		const fault = sandbox.routeFaults.take(received.method, url.pathname);
+		if (fault) {
+			answerRouteFault(fault, req, res, url);
+			return;
+		}
 
 		const matching = routes.filter((r) => r.pattern.test(url.pathname));
 		if (matching.length === 0) throw new HttpError(404, 'not_found', `No route ${req.method} ${url.pathname}.`);

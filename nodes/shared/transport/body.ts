@@ -37,18 +37,25 @@ export async function* idleGuarded(source: BodyStream, idleMs: number): AsyncGen
 	const iterator = source[Symbol.asyncIterator]();
 	let waitingSince: number | undefined;
 	let finished = false;
-	let timedOut: BodyReadError | undefined;
+	// n8n hands the body over wrapped in a stream whose destroy() waits for the pending read, so a
+	// stalled read is abandoned through this promise rather than through destroy() alone.
+	let giveUp: (error: BodyReadError) => void = () => undefined;
+	const idle = new Promise<never>((_, reject) => {
+		giveUp = reject;
+	});
+	idle.catch(() => undefined);
 	// One short sleep at a time (node code may not hold timers of its own); ends with the body.
 	const tick = Math.max(Math.min(idleMs / 4, 1000), 5);
 	const watch = async () => {
 		while (!finished) {
 			await sleep(tick);
 			if (!finished && waitingSince !== undefined && Date.now() - waitingSince >= idleMs) {
-				timedOut = new BodyReadError(
+				const error = new BodyReadError(
 					`the Service sent nothing for ${Math.round(idleMs / 1000)} s in the middle of its answer`,
 					'idle',
 				);
-				source.destroy(timedOut);
+				giveUp(error);
+				source.destroy(error);
 				return;
 			}
 		}
@@ -58,12 +65,9 @@ export async function* idleGuarded(source: BodyStream, idleMs: number): AsyncGen
 	try {
 		for (;;) {
 			waitingSince = Date.now();
-			let next: IteratorResult<unknown>;
-			try {
-				next = await iterator.next();
-			} catch (error) {
-				throw timedOut ?? error;
-			}
+			const pending = iterator.next();
+			pending.catch(() => undefined);
+			const next = await Promise.race([pending, idle]);
 			waitingSince = undefined;
 			if (next.done) {
 				done = true;

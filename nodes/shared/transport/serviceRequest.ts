@@ -95,7 +95,8 @@ export async function serviceRequest<T = unknown>(
 				throw fail(
 					`The Service did not answer within ${seconds(settings.requestTimeoutMs)}`,
 					'Nothing was received in time, so the request was given up. Check that the Service is reachable; if it is just slow, raise Request Timeout under Advanced in the Service API credential.',
-					{ code: 'ETIMEDOUT' },
+					// Not under `code`: n8n would swap the message for its generic "connection timed out".
+					{ timeout: true },
 				);
 			}
 			if (idempotent && !isLastAttempt) {

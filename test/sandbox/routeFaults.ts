@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { RouteFault } from './faults';
+import { bearerToken, sendJson } from './http';
+
+/** Answers a request as the injected fault says; `hang` and `stall` leave it open until the sandbox closes. */
+export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: ServerResponse, url: URL): void {
+	switch (fault.mode) {
+		case 'redirect':
+			res.writeHead(fault.status, { Location: fault.location, 'Content-Length': 0 });
+			res.end();
+			return;
+		case 'hang':
+			return;
+		case 'stall':
+			res.writeHead(200, { 'Content-Type': fault.contentType ?? 'application/json' });
+			res.write(fault.contentType === 'text/csv' ? 'ke,company_name\r\nKE-1,Acme\r\n' : '{"data": [');
+			return;
+		case 'oversize': {
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			const row = `{"padding":"${'x'.repeat(1000)}"},`;
+			let sent = 0;
+			const write = () => {
+				while (sent < fault.bytes) {
+					sent += row.length;
+					if (!res.write(row)) {
+						res.once('drain', write);
+						return;
+					}
+				}
+				res.end('{}]');
+			};
+			res.write('{"data":[');
+			write();
+			return;
+		}
+		case 'endlessCursor': {
+			const page = Number(url.searchParams.get('cursor')?.replace(/^c/, '') ?? '0') + 1;
+			sendJson(res, 200, { data: [{ page }] }, { 'X-Service-Next-Cursor': `c${page}` });
+			return;
+		}
+		case 'echoToken': {
+			const token = bearerToken(req) ?? '';
+			const body =
+				fault.status >= 400
+					? { error: { code: 'bad_token', message: `The token ${token} may not do this.` } }
+					: { data: [{ note: `issued to ${token}` }] };
+			sendJson(res, fault.status, body);
+			return;
+		}
+		case 'answer':
+			res.writeHead(fault.status, { 'Content-Type': fault.contentType });
+			res.end(fault.body);
+			return;
+	}
+}
