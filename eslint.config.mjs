@@ -1,9 +1,10 @@
 // ESLint for an n8n community package: eslint-plugin-n8n-nodes-base (community, credentials and
-// nodes rule sets) and @n8n/eslint-plugin-community-nodes (recommended, the Cloud-eligible set).
+// nodes rule sets) and @n8n/eslint-plugin-community-nodes (recommended, the Cloud-eligible set), on
+// the files n8n's community-package scan lints in a package's source (package.json and
+// nodes/credentials .ts/.json; see scripts/scan.mjs, which runs the scan itself).
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import tsParser from '@typescript-eslint/parser';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
-import jsoncParser from 'jsonc-eslint-parser';
 
 const n8nBaseRules = (name) => n8nNodesBase.configs[name].rules;
 
@@ -12,7 +13,10 @@ export default [
 		ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**', 'gulpfile.js', 'jest.config.js', '**/*.mjs'],
 	},
 	{
-		files: ['**/*.ts'],
+		// JSON too: the package.json rules of both plugins look for the top-level ObjectExpression that
+		// @typescript-eslint/parser produces for a JSON file (the scan parses JSON the same way). With a
+		// JSON parser such as jsonc-eslint-parser (JSONObjectExpression nodes) they never fire.
+		files: ['**/*.ts', '**/*.json'],
 		languageOptions: {
 			parser: tsParser,
 			parserOptions: { ecmaVersion: 'latest', sourceType: 'module' },
@@ -20,7 +24,6 @@ export default [
 	},
 	{
 		files: ['package.json'],
-		languageOptions: { parser: jsoncParser },
 		plugins: { 'n8n-nodes-base': n8nNodesBase },
 		rules: n8nBaseRules('community'),
 	},
@@ -44,7 +47,9 @@ export default [
 		},
 	},
 	{
-		files: ['package.json', 'credentials/**/*.ts', 'nodes/**/*.ts'],
+		files: ['package.json', 'credentials/**/*.{ts,json}', 'nodes/**/*.{ts,json}'],
 		...n8nCommunityNodesPlugin.configs.recommended,
+		// The scan adds no-console to the recommended set.
+		rules: { ...n8nCommunityNodesPlugin.configs.recommended.rules, 'no-console': 'error' },
 	},
 ];

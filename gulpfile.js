@@ -11,6 +11,12 @@ const entryPoints = [...pkg.n8n.credentials, ...pkg.n8n.nodes].map((file) =>
 	file.replace(/^dist\//, '').replace(/\.js$/, '.ts'),
 );
 
+// The bundle targets the oldest Node that package.json's engines admits (">=20": n8n 1.x runs on Node 20
+// and 22, n8n 2 on 24). esbuild lowers syntax only, not APIs: node code keeps to Node 20's APIs
+// (tsconfig's lib ES2022 holds the language built-ins; Node's own modules are up to the code).
+const nodeMinimum = /^>=(\d+)$/.exec(pkg.engines.node);
+if (!nodeMinimum) throw new Error(`engines.node must read ">=<major>", not ${pkg.engines.node}`);
+
 function clean(done) {
 	rmSync('dist', { recursive: true, force: true });
 	done();
@@ -30,7 +36,7 @@ async function bundle() {
 		outbase: '.',
 		bundle: true,
 		platform: 'node',
-		target: 'node20',
+		target: `node${nodeMinimum[1]}`,
 		format: 'cjs',
 		// n8n provides n8n-workflow at run time (peer dependency); everything else is bundled.
 		external: ['n8n-workflow'],

@@ -26,6 +26,11 @@ describe('published package', () => {
 		});
 	});
 
+	test('engines admit the Node versions n8n runs on: 20 and 22 (n8n 1.x) as well as 24', () => {
+		// gulpfile.js bundles for this minimum; only the development toolchain is Node 24 (.nvmrc).
+		expect(pkg.engines).toEqual({ node: '>=20' });
+	});
+
 	test('npm pack contains only dist/, README, LICENSE and package.json', () => {
 		const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
 			cwd: root,
