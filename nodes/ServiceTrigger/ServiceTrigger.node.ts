@@ -12,7 +12,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { handleDelivery } from './delivery';
 import { checkExists, create, deleteEndpoint } from './lifecycle';
 import { loadOptions } from './methods';
-import { rememberPassedOn } from './passedOn';
+import { passOnOnce } from './redelivery';
 
 export class ServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -79,9 +79,8 @@ export class ServiceTrigger implements INodeType {
 		return await handleDelivery.call(this);
 	}
 
-	// Runs as the first step of the execution a delivery started: that is where the alert_id can
-	// be remembered in static data so that n8n keeps it (see passedOn.ts).
+	// The first step of the execution a delivery started: records the alert_id (redelivery.ts).
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await rememberPassedOn.call(this);
+		return await passOnOnce.call(this);
 	}
 }

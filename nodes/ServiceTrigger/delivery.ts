@@ -1,17 +1,18 @@
 /**
- * One webhook delivery: verify the signature on the raw bytes before anything else, then turn the
- * body into one item. Refusals get 401 with no reason; the reason goes to the n8n log only.
+ * One webhook delivery, as a checklist: refuse what the header alone shows is bad, verify the
+ * signature on the raw bytes, read the event, filter by Events, claim the alert against
+ * redeliveries, pass it on. Refusals get 401 with no reason; the reason goes to the n8n log only.
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { hasSeenAlert, liveAlerts } from '../shared/redeliveryMemory';
 import { unsealSecret } from '../shared/secretSeal';
 import { readServiceEvent, shouldStartWorkflow } from '../shared/serviceEvents';
 import type { ServiceSettings } from '../shared/settings';
 import { readServiceSettings } from '../shared/settings';
 import { decodeSigningSecret } from '../shared/signingSecret';
-import { refusalWords, verifyServiceSignature } from '../shared/webhookSignature';
-import { answeredAlerts, triggerKey } from './passedOn';
+import { refusalWords, signatureHeaderProblem, verifyServiceSignature } from '../shared/webhookSignature';
+import { processMemory, triggerKey } from './redelivery';
+import { refusalLog } from './refusalLog';
 import { storedEndpoints } from './state';
 
 const WEBHOOK_NAME = 'default';
@@ -23,13 +24,18 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
 
+	// 1. What the header alone shows is bad is refused before any credential is read or secret unsealed.
+	const early = signatureHeaderProblem(req.headers['service-signature'], Math.floor(Date.now() / 1000));
+	if (early) return answer.call(this, 401, refusalWords(early), early);
+
+	// 2. The signature, on the exact bytes received.
 	const credentials = await this.getCredentials('serviceApi');
 	const read = readServiceSettings(credentials);
-	if (read.problem !== undefined) return answer.call(this, 401, `the Service API credential cannot be used: ${read.problem}`);
+	if (read.problem !== undefined) return answer.call(this, 401, `the Service API credential cannot be used: ${read.problem}`, 'credential');
 	const { settings } = read;
 	const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
 	const { keys, problem } = signingKeys.call(this, settings, token);
-	if (keys.length === 0) return answer.call(this, 401, problem);
+	if (keys.length === 0) return answer.call(this, 401, problem.words, problem.key);
 
 	const verdict = verifyServiceSignature({
 		header: req.headers['service-signature'],
@@ -38,40 +44,46 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		signatureEncoding: settings.signatureEncoding,
 		nowSeconds: Math.floor(Date.now() / 1000),
 	});
-	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason));
+	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason), verdict.reason);
 
-	// From here on the body is the Service's own.
+	// 3. From here on the body is the Service's own.
 	const reading = readServiceEvent(rawBody);
-	if ('problem' in reading) return answer.call(this, 400, `a correctly signed delivery could not be read: ${reading.problem}`);
+	if ('problem' in reading) return answer.call(this, 400, `a correctly signed delivery could not be read: ${reading.problem}`, 'unreadable');
 	const { item } = reading;
 
+	// 4. Events.
 	if (!shouldStartWorkflow(item.event_type, selectedEvents(this.getNodeParameter('events', [])))) {
 		// Acknowledged (2xx) so the Service does not retry an event the user chose not to act on.
 		return {};
 	}
 
+	// 5. Redeliveries: a copy of an alert this process is answering, or answered 2xx, starts nothing.
 	if (this.getNodeParameter('ignoreRedeliveries', true) as boolean) {
 		const trigger = triggerKey(this);
-		// The process memory first: a lookup, where the stored memory has to be read line by line.
-		if (
-			answeredAlerts.has(trigger, item.alert_id, Date.now()) ||
-			hasSeenAlert(liveAlerts(this.getWorkflowStaticData('node').seenAlerts, Date.now()), item.alert_id)
-		) {
+		const state = processMemory.claim(trigger, item.alert_id, Date.now());
+		if (state === 'answered') {
 			this.logger.info(
 				`Service Trigger: alert ${item.alert_id} (${item.event_type}) was already passed on; this redelivery starts nothing.`,
 			);
 			return {};
 		}
-		// n8n answers once it has stored the new execution: 2xx means the alert is passed on; 5xx
-		// means nothing started and the Service will retry, which must then start the workflow.
+		if (state === 'in-flight') {
+			// Not 2xx: if the first copy's execution cannot be stored, this alert must still come again.
+			this.logger.info(
+				`Service Trigger: alert ${item.alert_id} (${item.event_type}) arrived again while its first copy is being answered; asked the Service to retry.`,
+			);
+			this.getResponseObject().status(409).setHeader('Retry-After', '60').send('Conflict');
+			return { noWebhookResponse: true };
+		}
+		// n8n answers once it has stored the execution: 2xx means passed on; anything else, or a
+		// connection that closes first, releases the claim so that the Service's retry starts it.
 		const res = this.getResponseObject();
-		res.once('finish', () => {
-			if (res.statusCode >= 200 && res.statusCode < 300) answeredAlerts.remember(trigger, item.alert_id, Date.now());
-		});
+		res.once('finish', () => processMemory.settle(trigger, item.alert_id, res.statusCode >= 200 && res.statusCode < 300, Date.now()));
+		res.once('close', () => processMemory.settle(trigger, item.alert_id, false, Date.now()));
 	}
 
-	// n8n answers (response mode "On Received") only after it has stored the execution, so a 2xx
-	// never stands for a delivery that was lost. The execution remembers the alert_id (execute()).
+	// 6. Passed on. n8n answers (response mode "On Received") only after it has stored the execution,
+	// so a 2xx never stands for a delivery that was lost; the execution's first step records the alert_id.
 	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
 }
 
@@ -90,12 +102,15 @@ function signingKeys(
 	this: IWebhookFunctions,
 	settings: ServiceSettings,
 	token: string,
-): { keys: Buffer[]; problem: string } {
+): { keys: Buffer[]; problem: { words: string; key: string } } {
 	if (settings.webhookSigningSecret) {
 		try {
-			return { keys: [decodeSigningSecret(settings.webhookSigningSecret, settings.secretEncoding)], problem: '' };
+			return { keys: [decodeSigningSecret(settings.webhookSigningSecret, settings.secretEncoding)], problem: { words: '', key: '' } };
 		} catch (error) {
-			return { keys: [], problem: `the Webhook Signing Secret in the Service API credential cannot be used: ${(error as Error).message}` };
+			return {
+				keys: [],
+				problem: { words: `the Webhook Signing Secret in the Service API credential cannot be used: ${(error as Error).message}`, key: 'secret' },
+			};
 		}
 	}
 	const endpoints = storedEndpoints(this.getWorkflowStaticData('node'));
@@ -107,8 +122,11 @@ function signingKeys(
 	if (candidates.length === 0) {
 		return {
 			keys: [],
-			problem:
-				'no webhook endpoint is registered for this trigger (activate the workflow again, or set Webhook Signing Secret in the credential for an endpoint created outside n8n)',
+			problem: {
+				words:
+					'no webhook endpoint is registered for this trigger (activate the workflow again, or set Webhook Signing Secret in the credential for an endpoint created outside n8n)',
+				key: 'no_endpoint',
+			},
 		};
 	}
 	const keys: Buffer[] = [];
@@ -127,17 +145,29 @@ function signingKeys(
 	}
 	const problem =
 		sealedForOtherToken > 0
-			? 'the stored signing secret cannot be unsealed with the credential\'s current access token (was the token changed?); deactivate and activate the workflow to register a new endpoint'
-			: 'the stored signing secret cannot be decoded with the credential\'s Secret Encoding setting';
+			? {
+					words:
+						'the stored signing secret cannot be unsealed with the credential\'s current access token (was the token changed?). Every delivery is refused until you deactivate and activate this workflow, which registers a new endpoint; the Service retries refused deliveries for 24 hours',
+					key: 'token_changed',
+				}
+			: { words: 'the stored signing secret cannot be decoded with the credential\'s Secret Encoding setting', key: 'secret' };
 	return { keys, problem };
 }
 
-/** Answers without starting the workflow; the reason goes to the n8n log, never to the sender. */
-function answer(this: IWebhookFunctions, status: 400 | 401, reason: string): IWebhookResponseData {
-	this.logger.warn(`Service Trigger refused a webhook delivery (${status}): ${reason}`, {
-		workflowId: this.getWorkflow().id,
-		node: this.getNode().name,
-	});
+/**
+ * Answers without starting the workflow. The reason goes to the n8n log, never to the sender, at
+ * most once a minute per trigger and reason (with the count refused meanwhile); a changed access
+ * token is an error an operator must act on.
+ */
+function answer(this: IWebhookFunctions, status: 400 | 401, reason: string, reasonKey: string): IWebhookResponseData {
+	const { log, suppressed } = refusalLog.note(`${triggerKey(this)}\u0000${reasonKey}`, Date.now());
+	if (log) {
+		const more = suppressed > 0 ? ` (${suppressed} more refused for this reason in the last minute)` : '';
+		const line = `Service Trigger refused a webhook delivery (${status}): ${reason}${more}`;
+		const meta = { workflowId: this.getWorkflow().id, node: this.getNode().name };
+		if (reasonKey === 'token_changed') this.logger.error(line, meta);
+		else this.logger.warn(line, meta);
+	}
 	this.getResponseObject().status(status).send(status === 401 ? 'Unauthorized' : 'Bad Request');
 	return { noWebhookResponse: true };
 }

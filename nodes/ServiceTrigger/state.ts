@@ -1,8 +1,8 @@
 /**
- * Layout of the trigger's node static data (`getWorkflowStaticData('node')`):
+ * The trigger's node static data (`getWorkflowStaticData('node')`) holds one key, written only by
+ * activation and deactivation, never by an execution (redelivery.ts says why):
  *
  *   endpoints:   { [webhook URL]: { id?, sealedSecret, createdAt } }
- *   seenAlerts:  "<epoch ms> <alert_id>\n..."   (redeliveryMemory.ts)
  *
  * Entries are keyed by webhook URL because n8n registers the test URL and the production URL
  * through the same create() and both share this static data: keying by URL keeps a test

@@ -68,18 +68,33 @@ function decodeSignature(value: string, encoding: SignatureEncoding): Buffer | u
 	return BASE64_SHA256.test(value) ? Buffer.from(value, 'base64') : undefined;
 }
 
-export function verifyServiceSignature(check: SignatureCheck): SignatureVerdict {
-	const tolerance = check.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
-	const header = Array.isArray(check.header) ? check.header.join(',') : check.header;
-	if (typeof header !== 'string' || header.trim() === '') return { ok: false, reason: 'no_header' };
-
-	const { timestamps, signatures } = parseSignatureHeader(header);
-	if (timestamps.length === 0) return { ok: false, reason: 'no_timestamp' };
+/**
+ * What can be refused from the header alone (missing, unreadable or stale `t`), before any secret
+ * is read or unsealed: a garbage or replayed delivery then costs microseconds.
+ */
+export function signatureHeaderProblem(
+	value: string | string[] | undefined,
+	nowSeconds: number,
+	toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
+): RefusalReason | undefined {
+	const header = Array.isArray(value) ? value.join(',') : value;
+	if (typeof header !== 'string' || header.trim() === '') return 'no_header';
+	const { timestamps } = parseSignatureHeader(header);
+	if (timestamps.length === 0) return 'no_timestamp';
 	// Two timestamps leave open which one was signed: refuse rather than guess.
-	if (timestamps.length > 1 || !TIMESTAMP.test(timestamps[0])) return { ok: false, reason: 'bad_timestamp' };
+	if (timestamps.length > 1 || !TIMESTAMP.test(timestamps[0])) return 'bad_timestamp';
 	const timestamp = Number(timestamps[0]);
-	if (timestamp < check.nowSeconds - tolerance) return { ok: false, reason: 'stale' };
-	if (timestamp > check.nowSeconds + tolerance) return { ok: false, reason: 'future' };
+	if (timestamp < nowSeconds - toleranceSeconds) return 'stale';
+	if (timestamp > nowSeconds + toleranceSeconds) return 'future';
+	return undefined;
+}
+
+export function verifyServiceSignature(check: SignatureCheck): SignatureVerdict {
+	const early = signatureHeaderProblem(check.header, check.nowSeconds, check.toleranceSeconds);
+	if (early) return { ok: false, reason: early };
+	const header = Array.isArray(check.header) ? check.header.join(',') : (check.header as string);
+	const { timestamps, signatures } = parseSignatureHeader(header);
+	const timestamp = Number(timestamps[0]);
 
 	const candidates = signatures
 		.map((value) => decodeSignature(value, check.signatureEncoding))

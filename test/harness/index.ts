@@ -5,3 +5,4 @@ export { nodeTypes, credentialTypes, registerNodeType, PACKAGE } from './nodeTyp
 export { TestCredentialsHelper } from './credentialsHelper';
 export { readerWorkflow, READER } from './workflows';
 export * from './trigger';
+export { deduplicationStore, initDeduplication } from './deduplication';

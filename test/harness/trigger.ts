@@ -31,6 +31,7 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
+import { initDeduplication } from './deduplication';
 import { nodeTypes, PACKAGE, registerNodeType } from './nodeTypes';
 import { createAdditionalData, initBinaryData } from './runWorkflow';
 
@@ -181,6 +182,7 @@ export class TriggerHarness {
 	 */
 	async execute(items: INodeExecutionData[], kind: WebhookKind): Promise<INodeExecutionData[]> {
 		await initBinaryData();
+		await initDeduplication();
 		const mode: WorkflowExecuteMode = kind === 'test' ? 'manual' : 'webhook';
 		const workflow = this.workflow(kind);
 		const workflowData = { id: WORKFLOW_ID, name: workflow.name, nodes: [this.node], connections: {}, settings: {} } as unknown as IWorkflowBase;
@@ -289,8 +291,8 @@ export interface WebhookResponse {
 	json(body: unknown): WebhookResponse;
 	end(): WebhookResponse;
 	setHeader(name: string, value: string): WebhookResponse;
-	/** 'finish': the answer was handed to the network, as on node's ServerResponse. */
-	once(event: 'finish', listener: () => void): WebhookResponse;
+	/** 'finish': the answer was handed to the network; 'close': the connection ended, as on node's ServerResponse. */
+	once(event: 'finish' | 'close', listener: () => void): WebhookResponse;
 	readonly statusCode: number;
 	readonly headersSent: boolean;
 	readonly finished: boolean;

@@ -107,35 +107,22 @@ export async function serviceRequest<T = unknown>(
 		}
 
 		const { statusCode } = answer;
-		try {
-			if (statusCode >= 300 && statusCode < 400) {
-				discardBody(answer.body);
-				throw fail(
-					`The Service answered with a redirect (${statusCode}${redirectTarget(answer.headers, settings.baseUrl)}), which is not followed`,
-					'The access token is sent to the Base URL only, so a redirect is refused and nothing was sent on. If the Service has moved, put its new https address in the Base URL of the Service API credential.',
-					{},
-					statusCode,
-				);
-			}
-			if (statusCode >= 200 && statusCode < 300) {
-				return { ...answer, body: await readAnswerBody(answer.body, call.response, settings) } as ServiceAnswer<T>;
-			}
-			if (allowStatuses.includes(statusCode)) {
-				return { ...answer, body: await readErrorText(answer.body, settings) } as ServiceAnswer<T>;
-			}
-		} catch (error) {
-			if (error instanceof BodyReadError) {
-				throw fail(`The Service's answer could not be read: ${error.message}`, readProblemWords(error), {}, statusCode);
-			}
-			if (error instanceof NotJsonError) {
-				throw fail(
-					`The Service answered ${statusCode} with something that is not JSON`,
-					`It sent: "${trimmed(error.text)}". Nothing was passed on. Check that the Base URL points at the Service itself, not at a login page or proxy.`,
-					{},
-					statusCode,
-				);
-			}
-			throw error;
+		if (statusCode >= 300 && statusCode < 400) {
+			discardBody(answer.body);
+			throw fail(
+				`The Service answered with a redirect (${statusCode}${redirectTarget(answer.headers, settings.baseUrl)}), which is not followed`,
+				'The access token is sent to the Base URL only, so a redirect is refused and nothing was sent on. If the Service has moved, put its new https address in the Base URL of the Service API credential.',
+				{},
+				statusCode,
+			);
+		}
+		const ok = statusCode >= 200 && statusCode < 300;
+		if (ok || allowStatuses.includes(statusCode)) {
+			const read = ok
+				? await readAnswerBody(answer.body, call.response, settings)
+				: await readErrorText(answer.body, settings).then((body) => ({ body }), readFailure);
+			if ('problem' in read) throw fail(read.problem.message, read.problem.description, {}, statusCode);
+			return { ...answer, body: read.body } as ServiceAnswer<T>;
 		}
 		// A 5xx answer to a POST may come after the Service acted on it: sending it again could create a
 		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
@@ -188,28 +175,42 @@ async function send(
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
 }
 
-async function readAnswerBody(
-	body: unknown,
-	kind: ServiceCall['response'],
-	settings: ServiceSettings,
-): Promise<unknown> {
-	if (kind === 'stream') return guardedStream(body, settings.requestTimeoutMs);
-	const bytes = await readCapped(body, settings.requestTimeoutMs, settings.maxResponseBytes);
-	if (kind === 'buffer') return bytes;
-	const text = settings.redact(bytes.toString('utf8'));
-	if (text.trim() === '') return {};
+type BodyRead = { body: unknown } | { problem: { message: string; description: string } };
+
+/** The body of a 2xx answer as the call asked for it, or why it could not be read. */
+async function readAnswerBody(body: unknown, kind: ServiceCall['response'], settings: ServiceSettings): Promise<BodyRead> {
+	if (kind === 'stream') return { body: guardedStream(body, settings.requestTimeoutMs) };
+	let bytes: Buffer;
 	try {
-		return JSON.parse(text);
+		bytes = await readCapped(body, settings.requestTimeoutMs, settings.maxResponseBytes);
+	} catch (error) {
+		return readFailure(error);
+	}
+	if (kind === 'buffer') return { body: bytes };
+	const text = settings.redact(bytes.toString('utf8'));
+	if (text.trim() === '') return { body: {} };
+	try {
+		return { body: JSON.parse(text) };
 	} catch {
-		throw new NotJsonError(text);
+		return {
+			problem: {
+				message: 'The Service answered with something that is not JSON',
+				description: `It sent: "${trimmed(text)}". Nothing was passed on. Check that the Base URL points at the Service itself, not at a login page or proxy.`,
+			},
+		};
 	}
 }
 
-/** A 2xx answer that should be JSON and is not; `text` is what the Service sent, token removed. */
-class NotJsonError extends Error {
-	constructor(readonly text: string) {
-		super('The Service\'s answer is not JSON');
+function readFailure(error: unknown): BodyRead {
+	if (error instanceof BodyReadError) {
+		return { problem: { message: `The Service's answer could not be read: ${error.message}`, description: readProblemWords(error) } };
 	}
+	return {
+		problem: {
+			message: 'The connection to the Service dropped in the middle of its answer',
+			description: 'The answer is incomplete, so nothing was passed on; it is not asked for again automatically. Run the node again.',
+		},
+	};
 }
 
 /** An error body, capped well below the answer cap (only its words are shown), token removed. */

@@ -133,7 +133,10 @@ describe('nothing hangs', () => {
 
 		const result = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true, output: 'file' }, { requestTimeout: 1 });
 
-		expect(result.error(READER)?.message).toMatch(/sent nothing for 1 s in the middle of its answer/);
+		expect(result.error(READER)?.message).toBe("The Service's answer for page 1 of the portfolio export could not be read");
+		expect(result.error(READER)?.description).toBe(
+			'Page 1 of the portfolio export (fetched without a cursor) failed. Nothing was passed on. the Service sent nothing for 1 s in the middle of its answer.',
+		);
 		expect(result.output(READER)).toEqual([]);
 		expect(Date.now() - started).toBeLessThan(15_000);
 	});
@@ -173,7 +176,7 @@ describe('nothing unbounded', () => {
 
 		const result = await run(decisions, { maxPages: 25 });
 
-		expect(result.error(READER)?.message).toBe('The decision export did not end after 25 pages, the Max Pages limit');
+		expect(result.error(READER)?.message).toBe('The decisions export did not end after 25 pages, the Max Pages limit');
 		expect(result.error(READER)?.description).toContain('The 25 rows fetched were not passed on');
 		expect(result.error(READER)?.description).toContain('raise Max Pages under Advanced');
 		expect(received('/v1/reader/exports/decisions')).toBe(25);
@@ -212,7 +215,7 @@ describe('what the Service says never carries the token', () => {
 
 describe('Create Endpoint: a 2xx without a usable secret is an error, not an item', () => {
 	test.each([
-		['not JSON', 'text/html', '<html>Welcome</html>', /^The Service answered 201 with something that is not JSON$/, 'It sent: "<html>Welcome</html>"'],
+		['not JSON', 'text/html', '<html>Welcome</html>', /^The Service answered with something that is not JSON$/, 'It sent: "<html>Welcome</html>"'],
 		['no secret', 'application/json', '{"id":"wh_9","url":"https://hooks.buyer.example/x"}', /^The Service created the endpoint but returned no signing secret$/, 'the fields id, url'],
 	])('%s', async (_, contentType, body, message, description) => {
 		sandbox.control.failRoute({ path: '/v1/reader/webhooks', method: 'POST', mode: 'answer', status: 201, contentType, body });

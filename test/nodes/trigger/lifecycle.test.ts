@@ -171,7 +171,10 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		expect(answered.find((d) => d.alertId === refused.alertId)!.attempts[0].status).toBe(401);
 		await setup.receiver.drained();
 		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === refused.alertId)).toHaveLength(0);
-		expect(setup.logs.slice(logsBefore).some((l) => l.level === 'warn' && /cannot be unsealed/.test(l.message))).toBe(true);
+		// An error an operator must act on, saying what to do: logged once, not once per refused delivery.
+		const unsealLines = setup.logs.slice(logsBefore).filter((l) => /cannot be unsealed/.test(l.message));
+		expect(unsealLines.map((l) => l.level)).toEqual(['error']);
+		expect(unsealLines[0].message).toContain('deactivate and activate this workflow');
 
 		expect(await setup.harness.runHook('checkExists')).toBe(false);
 		await expect(setup.harness.activate()).resolves.toEqual({ created: true });

@@ -1,5 +1,5 @@
-import { answeredAlerts } from '../../../nodes/ServiceTrigger/passedOn';
-import { liveAlerts } from '../../../nodes/shared/redeliveryMemory';
+import { processMemory } from '../../../nodes/ServiceTrigger/redelivery';
+import { deduplicationStore } from '../../harness';
 import { retryOffsetsSeconds } from '../../sandbox';
 import { startTriggerSetup, type TriggerSetup } from './setup';
 
@@ -131,56 +131,85 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 			const alert = control.emit('ledger_high', { organisation: KE });
 			await control.whenSettled(alert.alertId);
 			// The copy goes to another webhook process (queue mode), which never answered this alert.
-			answeredAlerts.forgetAll();
+			processMemory.forgetAll();
 			const logsBefore = setup.logs.length;
 			control.redeliver(alert.alertId);
 			await control.whenSettled(alert.alertId);
 			await setup.receiver.drained();
 
-			// Two executions; the second one's trigger step found the alert in static data and passed nothing on.
+			// Two executions; the second one's trigger step found the alert in n8n's deduplication store and passed nothing on.
 			expect(setup.receiver.executions.slice(executionsBefore).map((e) => e.items.map((i) => i.json.alert_id))).toEqual([
 				[alert.alertId],
 				[],
 			]);
 			expect(setup.logs.slice(logsBefore).map((l) => l.message)).toEqual([
-				`Service Trigger: alert ${alert.alertId} (ledger_high) was already passed on by another execution; this copy goes no further.`,
+				`Service Trigger: alert ${alert.alertId} (ledger_high) was already passed on by an earlier execution; this copy goes no further.`,
 			]);
 		} finally {
 			setup.receiver.executionDelayMs = 0;
 		}
 	});
 
-	it('remembers passed-on alerts in static data, so a redelivery after an n8n restart starts nothing', async () => {
+	it('remembers passed-on alerts in n8n\'s deduplication store, so a redelivery after an n8n restart goes no further than the trigger', async () => {
 		const { control } = setup.sandbox;
 		const alert = control.emit('share_granted', { organisation: KE });
 		await control.whenSettled(alert.alertId);
 		await setup.receiver.drained();
-		const seen = liveAlerts(setup.harness.savedNodeData().seenAlerts, Date.now());
-		expect(seen.map(([id]) => id)).toContain(alert.alertId);
+		const executionsBefore = setup.receiver.executions.length;
 
-		// A new n8n process: the saved static data, an empty process memory.
+		// A new n8n process: the saved static data and database, an empty process memory.
 		setup.harness = setup.harness.restart();
-		answeredAlerts.forgetAll();
+		processMemory.forgetAll();
 		const logsBefore = setup.logs.length;
 		control.redeliver(alert.alertId);
 		const deliveries = await control.whenSettled(alert.alertId);
+		await setup.receiver.drained();
 
 		expect(deliveries.map((d) => d.attempts.map((a) => a.status))).toEqual([[200], [200]]);
+		// The redelivery's execution passes nothing on: the workflow does not act on the alert twice.
+		expect(setup.receiver.executions.slice(executionsBefore).map((e) => e.items)).toEqual([[]]);
 		expect(await executionsOf(alert.alertId)).toHaveLength(1);
 		expect(setup.logs.slice(logsBefore).map((l) => l.message)).toEqual([
-			`Service Trigger: alert ${alert.alertId} (share_granted) was already passed on; this redelivery starts nothing.`,
+			`Service Trigger: alert ${alert.alertId} (share_granted) was already passed on by an earlier execution; this copy goes no further.`,
 		]);
 	});
 
-	it('keeps the memory of passed-on alerts bounded in static data', async () => {
+	it('never writes the memory into static data, which executions would save over a newer activation', async () => {
 		await setup.receiver.drained();
-		const stored = setup.harness.savedNodeData().seenAlerts;
-		expect(typeof stored).toBe('string');
-		const seen = liveAlerts(stored, Date.now());
-		expect(seen.length).toBeGreaterThan(0);
-		expect(seen.length).toBe(new Set(seen.map(([id]) => id)).size);
-		expect(seen.length).toBeLessThanOrEqual(1000);
-		expect(seen.map(([id]) => id)).toEqual(expect.arrayContaining(setup.receiver.executions.flatMap((e) => e.items.map((i) => i.json.alert_id))));
+		expect(Object.keys(setup.harness.savedNodeData())).toEqual(['endpoints']);
+		const records = [...deduplicationStore.records.values()];
+		expect(records.length).toBeGreaterThan(0);
+		expect(records.every((record) => record.data.length <= 10_000)).toBe(true);
+	});
+
+	it('starts the workflow once for copies that arrive together, and for overlapping executions keeps every alert after a restart', async () => {
+		const { control } = setup.sandbox;
+		await setup.receiver.drained();
+		const executionsBefore = setup.receiver.executions.length;
+		setup.receiver.executionDelayMs = 300;
+		try {
+			// Five copies of one alert at the same moment, and three alerts whose executions overlap.
+			const together = control.emit('ledger_high', { organisation: KE });
+			for (let copy = 0; copy < 4; copy++) control.redeliver(together.alertId);
+			const overlapping = ['share_revoked', 'report_superseded', 'finding_new'].map((event) => control.emit(event, { organisation: KE }));
+			for (const alert of [together, ...overlapping]) await control.whenSettled(alert.alertId);
+			await setup.receiver.drained();
+
+			const passedOn = setup.receiver.executions.slice(executionsBefore).flatMap((e) => e.items.map((i) => i.json.alert_id));
+			expect(passedOn.filter((id) => id === together.alertId)).toHaveLength(1);
+			expect(passedOn).toEqual(expect.arrayContaining(overlapping.map((alert) => alert.alertId)));
+
+			// Restart, then redeliver all of them: none reaches the workflow again.
+			setup.harness = setup.harness.restart();
+			processMemory.forgetAll();
+			const after = setup.receiver.executions.length;
+			for (const alert of [together, ...overlapping]) control.redeliver(alert.alertId);
+			for (const alert of [together, ...overlapping]) await control.whenSettled(alert.alertId);
+			await setup.receiver.drained();
+			expect(setup.receiver.executions.slice(after).flatMap((e) => e.items)).toEqual([]);
+		} finally {
+			setup.receiver.executionDelayMs = 0;
+		}
 	});
 });
 
@@ -206,6 +235,6 @@ describe('Service Trigger with Ignore Redeliveries off', () => {
 
 		await setup.receiver.drained();
 		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alert.alertId)).toHaveLength(2);
-		expect(setup.harness.savedNodeData().seenAlerts).toBeUndefined();
+		expect(Object.keys(setup.harness.savedNodeData())).toEqual(['endpoints']);
 	});
 });

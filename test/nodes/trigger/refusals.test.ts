@@ -1,3 +1,4 @@
+import { refusalLog } from '../../../nodes/ServiceTrigger/refusalLog';
 import { postDelivery } from '../../harness';
 import { newSigningSecret, signatureHeader } from '../../sandbox/signing';
 import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';
@@ -24,6 +25,9 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		await setup.harness.deactivate();
 		await setup.close();
 	});
+
+	// Each case below is its own first refusal of the minute; the rate limit has a test of its own.
+	beforeEach(() => refusalLog.forgetAll());
 
 	const now = () => Math.floor(Date.now() / 1000);
 	const body = (alertId: string) =>
@@ -149,6 +153,35 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const newLogs = setup.logs.slice(logsBefore);
 		expect(newLogs).toHaveLength(1);
 		expect(newLogs[0].message).toMatch(reason);
+	});
+
+	it('logs one line per reason per minute however many are refused, and counts the rest in the next line', async () => {
+		const logsBefore = setup.logs.length;
+		for (let attempt = 0; attempt < 20; attempt++) {
+			const header = signatureHeader(newSigningSecret(), now(), body(`al_flood_${attempt}`));
+			const answer = await postDelivery(url, { headers: { 'Service-Signature': header }, body: body(`al_flood_${attempt}`), ca: setup.receiverCa });
+			expect(answer.status).toBe(401);
+		}
+		const lines = setup.logs.slice(logsBefore);
+		expect(lines).toHaveLength(1);
+		expect(lines[0].message).toMatch(/refused a webhook delivery \(401\)/);
+		expect(await executionsOf('al_flood_0')).toHaveLength(0);
+	});
+
+	it('refuses a stale delivery before reading the credential: even a broken credential is never reached', async () => {
+		const broken = setup.harness.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
+		const previous = setup.harness;
+		setup.harness = broken;
+		try {
+			const stale = now() - 3600;
+			const answer = await post({ 'Service-Signature': signatureHeader(secret, stale, body('al_stale_first')) }, body('al_stale_first'));
+			expect(answer.status).toBe(401);
+			expect(answer.newLogs.map((l) => l.message)).toEqual([
+				expect.stringMatching(/refused a webhook delivery \(401\): the signature timestamp is more than 300 seconds old/),
+			]);
+		} finally {
+			setup.harness = previous;
+		}
 	});
 
 	it('logged refusals hold neither the secret, the token nor a signature', () => {

@@ -1,0 +1,130 @@
+/**
+ * Ignore Redeliveries: an alert_id reaches the workflow once, and never at the cost of losing it.
+ *
+ * Two memories, neither in static data (an execution saves the static data it loaded when it ends,
+ * which would put back an endpoint that a re-activation had replaced meanwhile):
+ * - this process: copies in flight (being answered) and alerts answered 2xx, so a copy arriving
+ *   meanwhile starts nothing;
+ * - n8n's deduplication store (its database, shared by every process), written by the trigger's
+ *   step in the execution, so a copy arriving after a restart, or at another process, goes no
+ *   further than that step.
+ */
+import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
+
+/** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
+export const MEMORY_LIMITS = { maxAlerts: 1000, maxAgeMs: 25 * 60 * 60 * 1000, maxTriggers: 1000, storedAlerts: 10_000 };
+
+/** A trigger in a workflow, with test deliveries (mode "manual") kept apart from production ones. */
+export function triggerKey(context: { getWorkflow(): { id?: string }; getNode(): INode; getMode(): WorkflowExecuteMode }): string {
+	return `${context.getWorkflow().id ?? ''}\u0000${context.getNode().id}\u0000${deliveryKind(context.getMode())}`;
+}
+
+function deliveryKind(mode: WorkflowExecuteMode): 'test' | 'production' {
+	return mode === 'manual' ? 'test' : 'production';
+}
+
+export type CopyState = 'new' | 'in-flight' | 'answered';
+
+/**
+ * What this process knows of each trigger's alerts. Maps keep insertion order, so the oldest alert
+ * and the least recently used trigger come first: every check and eviction is constant time.
+ * Pure: no n8n types, no clock.
+ */
+export class ProcessMemory {
+	private readonly answered = new Map<string, Map<string, number>>();
+	private readonly inFlight = new Set<string>();
+
+	constructor(private readonly limits = MEMORY_LIMITS) {}
+
+	/** Claims a copy: 'new' marks it in flight until `settle`; otherwise it must start nothing. */
+	claim(trigger: string, alertId: string, nowMs: number): CopyState {
+		const answeredAt = this.answered.get(trigger)?.get(alertId);
+		if (answeredAt !== undefined && nowMs - answeredAt <= this.limits.maxAgeMs) return 'answered';
+		const key = `${trigger}\u0000${alertId}`;
+		if (this.inFlight.has(key)) return 'in-flight';
+		this.inFlight.add(key);
+		return 'new';
+	}
+
+	/** Ends a claim: remembered when the Service was told 2xx, released otherwise (its retry must start). */
+	settle(trigger: string, alertId: string, answered2xx: boolean, nowMs: number): void {
+		if (!this.inFlight.delete(`${trigger}\u0000${alertId}`) || !answered2xx) return;
+		const alerts = this.answered.get(trigger) ?? new Map<string, number>();
+		alerts.set(alertId, nowMs);
+		for (const [oldest, at] of alerts) {
+			if (alerts.size <= this.limits.maxAlerts && nowMs - at <= this.limits.maxAgeMs) break;
+			alerts.delete(oldest);
+		}
+		this.answered.delete(trigger);
+		this.answered.set(trigger, alerts);
+		while (this.answered.size > this.limits.maxTriggers) this.answered.delete(this.answered.keys().next().value as string);
+	}
+
+	/** As a new process starts. */
+	forgetAll(): void {
+		this.answered.clear();
+		this.inFlight.clear();
+	}
+}
+
+/** One per n8n process, shared by every Service Trigger in every workflow. */
+export const processMemory = new ProcessMemory();
+
+// n8n's store reads and rewrites one record per trigger without a lock: calls are queued per trigger
+// so that overlapping executions in this process never drop each other's alerts.
+const queues = new Map<string, Promise<unknown>>();
+
+async function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
+	const previous = queues.get(key) ?? Promise.resolve();
+	const next = previous.then(work, work);
+	const settled = next.then(
+		() => undefined,
+		() => undefined,
+	);
+	queues.set(key, settled);
+	try {
+		return await next;
+	} finally {
+		if (queues.get(key) === settled) queues.delete(key);
+	}
+}
+
+/**
+ * The trigger's step in the execution: passes each delivered item on unless n8n's deduplication
+ * store has its alert_id already (a copy that started the workflow before). If the store cannot be
+ * used, the item is passed on: a second run is better than a lost alert.
+ */
+export async function passOnOnce(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const passedOn = (item: INodeExecutionData, index: number): INodeExecutionData => ({ ...item, pairedItem: { item: index } });
+	const remember = this.helpers.checkProcessedAndRecord;
+	if (!(this.getNodeParameter('ignoreRedeliveries', 0, true) as boolean) || typeof remember !== 'function') {
+		return [items.map(passedOn)];
+	}
+	const kind = deliveryKind(this.getMode());
+	const keys = items.map((item) => (typeof item.json.alert_id === 'string' ? `${kind}:${item.json.alert_id}` : undefined));
+	const wanted = keys.filter((key): key is string => key !== undefined);
+	let processed = new Set<string>();
+	try {
+		const result = await queued(triggerKey(this), async () =>
+			await remember.call(this.helpers, wanted, 'node', { mode: 'entries', maxEntries: MEMORY_LIMITS.storedAlerts }),
+		);
+		processed = new Set(result.processed.map(String));
+	} catch (error) {
+		this.logger.warn(
+			`Service Trigger: n8n's deduplication store could not be used (${(error as Error).message}); the alerts are passed on without the redelivery check.`,
+		);
+	}
+	const output: INodeExecutionData[] = [];
+	items.forEach((item, index) => {
+		const key = keys[index];
+		if (key !== undefined && processed.has(key)) {
+			this.logger.info(
+				`Service Trigger: alert ${String(item.json.alert_id)} (${String(item.json.event_type)}) was already passed on by an earlier execution; this copy goes no further.`,
+			);
+			return;
+		}
+		output.push(passedOn(item, index));
+	});
+	return [output];
+}

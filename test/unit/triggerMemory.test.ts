@@ -1,0 +1,56 @@
+import { ProcessMemory } from '../../nodes/ServiceTrigger/redelivery';
+import { RefusalLog } from '../../nodes/ServiceTrigger/refusalLog';
+import { signatureHeaderProblem } from '../../nodes/shared/webhookSignature';
+
+const T = 'wf\u0000node\u0000production';
+
+describe('process memory of alerts being answered and answered', () => {
+	test('a second copy while the first is in flight is told apart; a 2xx answer remembers, anything else releases', () => {
+		const memory = new ProcessMemory();
+		expect(memory.claim(T, 'al_1', 0)).toBe('new');
+		expect(memory.claim(T, 'al_1', 1)).toBe('in-flight');
+		memory.settle(T, 'al_1', false, 2);
+		// Released: the Service's retry must start the workflow.
+		expect(memory.claim(T, 'al_1', 3)).toBe('new');
+		memory.settle(T, 'al_1', true, 4);
+		// A later 'close' after the 2xx 'finish' changes nothing.
+		memory.settle(T, 'al_1', false, 5);
+		expect(memory.claim(T, 'al_1', 6)).toBe('answered');
+		expect(memory.claim('other', 'al_1', 6)).toBe('new');
+	});
+
+	test('bounded: the oldest alert goes past the limit or after 25 hours', () => {
+		const memory = new ProcessMemory({ maxAlerts: 2, maxAgeMs: 1000, maxTriggers: 10, storedAlerts: 10 });
+		for (const id of ['a', 'b', 'c']) {
+			memory.claim(T, id, 0);
+			memory.settle(T, id, true, 0);
+		}
+		expect(memory.claim(T, 'a', 0)).toBe('new');
+		expect(memory.claim(T, 'c', 500)).toBe('answered');
+		expect(memory.claim(T, 'b', 1001)).toBe('new');
+	});
+});
+
+describe('refusal log lines', () => {
+	test('one line per key per minute; the next line carries the count refused meanwhile', () => {
+		const log = new RefusalLog(60_000);
+		expect(log.note('k', 0)).toEqual({ log: true, suppressed: 0 });
+		for (let i = 1; i <= 5; i++) expect(log.note('k', i * 1000)).toEqual({ log: false, suppressed: 0 });
+		expect(log.note('other', 1000)).toEqual({ log: true, suppressed: 0 });
+		expect(log.note('k', 60_000)).toEqual({ log: true, suppressed: 5 });
+	});
+});
+
+describe('refusing from the header alone', () => {
+	const now = 1_800_000_000;
+	test.each([
+		[undefined, 'no_header'],
+		['v1=abc', 'no_timestamp'],
+		['t=1e9,v1=abc', 'bad_timestamp'],
+		[`t=${now - 301},v1=abc`, 'stale'],
+		[`t=${now + 301},v1=abc`, 'future'],
+		[`t=${now - 300},v1=abc`, undefined],
+	])('%s: %s', (header, reason) => {
+		expect(signatureHeaderProblem(header, now)).toBe(reason);
+	});
+});
