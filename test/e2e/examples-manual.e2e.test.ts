@@ -52,6 +52,33 @@ describe('manual example workflows in a real n8n', () => {
 		expect(calls.map((call) => [call.method, call.reader, call.status])).toEqual([['GET', 'reader', 200]]);
 	}, 60_000);
 
+	test('the credential test says why it fails: a wrong token, a plain http Base URL, a redirect', async () => {
+		const { n8n, sandbox } = running();
+		const testWith = async (data: Record<string, unknown>) => {
+			const answer = await n8n.rest('POST', '/rest/credentials/test', {
+				credentials: { id: credentialId, name: 'Service API', type: 'serviceApi', data },
+			});
+			expect(answer.status).toBe(200);
+			return answer.json<{ data: { status: string; message: string } }>().data;
+		};
+		expect(await testWith({ baseUrl: sandbox.baseUrl, accessToken: 'svc_wrong_token_000' })).toEqual({
+			status: 'Error',
+			message: 'The Service rejected the access token (401): check the Access Token',
+		});
+		const http = await testWith({ baseUrl: sandbox.baseUrl.replace('https://', 'http://'), accessToken: sandbox.tokens.reader });
+		expect(http.status).toBe('Error');
+		expect(http.message).toContain('must be an https:// address');
+		sandbox.control.failRoute({ path: '/v1/reader/webhooks/catalogue', mode: 'redirect', status: 302, location: 'https://localhost:9/elsewhere' });
+		try {
+			expect(await testWith({ baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader })).toEqual({
+				status: 'Error',
+				message: 'The Service answered with a redirect (302), which is not followed so the token never leaves it: check the Base URL',
+			});
+		} finally {
+			sandbox.control.clearFaults();
+		}
+	}, 60_000);
+
 	test('portfolio example: every page of the export lands in one .xlsx file', async () => {
 		const { n8n, sandbox } = running();
 		const shared = sandbox.control.shares().filter((share) => share.state === 'shared');

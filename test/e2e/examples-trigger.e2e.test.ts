@@ -170,8 +170,8 @@ describe('trigger example workflows in a real n8n', () => {
 
 		await n8n.restart();
 
-		// The memory of passed-on alerts lives in static data, which the execution saved: a
-		// redelivery after the restart is acknowledged and starts nothing.
+		// The memory of passed-on alerts lives in n8n's deduplication store (its database): a
+		// redelivery after the restart is acknowledged and goes no further than the trigger.
 		sandbox.control.redeliver(earlier.alertId);
 		expect(statuses(await sandbox.control.whenSettled(earlier.alertId))).toEqual([200, 200, 200, 200]);
 
@@ -214,4 +214,81 @@ describe('trigger example workflows in a real n8n', () => {
 		);
 		expect(staticAfter.staticData?.[`node:${ledgerTrigger}`]?.endpoints).toBeUndefined();
 	}, 120_000);
+
+	test('an execution that waits across a deactivate and activate does not restore the old endpoint: the next delivery verifies', async () => {
+		const { sandbox, n8n, sink } = running();
+		const workflowId = 'svcWaitAcrossAct';
+		const webhookId = '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+		const trigger = 'Service Trigger: questionnaires';
+		const url = `${n8n.url}/webhook/${webhookId}/webhook`;
+		await n8n.importWorkflows([
+			{
+				id: workflowId,
+				name: 'Wait across re-activation',
+				nodes: [
+					{
+						parameters: { events: ['questionnaire_answered'], ignoreRedeliveries: true },
+						id: 'b1', name: trigger, type: 'n8n-nodes-service-reader.serviceTrigger', typeVersion: 2, position: [0, 0], webhookId,
+						credentials: { serviceApi: { id: 'svcServiceApiCr1', name: 'Service API' } },
+					},
+					{ parameters: { amount: 12, unit: 'seconds' }, id: 'b2', name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [220, 0], webhookId: 'b2b2b2b2-0000-4000-8000-000000000002' },
+					{
+						parameters: {
+							method: 'POST', url: `${sink.url}/waited`, sendBody: true,
+							bodyParameters: { parameters: [{ name: 'alert_id', value: '={{ $json.alert_id }}' }] }, options: {},
+						},
+						id: 'b3', name: 'Done', type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, position: [440, 0],
+					},
+				],
+				connections: { [trigger]: { main: [[{ node: 'Wait', type: 'main', index: 0 }]] }, Wait: { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
+				settings: {},
+			},
+		]);
+		const registered = async () => {
+			const endpoint = sandbox.control.webhookEndpoints().find((candidate) => candidate.url === url);
+			const stored = await n8n.api.request<{ staticData?: Record<string, { endpoints?: Record<string, { id?: string }> }> | null }>(
+				'GET',
+				`/workflows/${workflowId}`,
+			);
+			const storedId = stored.staticData?.[`node:${trigger}`]?.endpoints?.[url]?.id;
+			return endpoint && storedId === endpoint.id ? endpoint.id : undefined;
+		};
+		await n8n.api.activateWorkflow(workflowId);
+		const firstId = await waitFor(registered, { what: 'the first endpoint, registered and stored', timeoutMs: 60_000 });
+
+		// An execution starts and waits in the Wait node...
+		const toThisWorkflow = (deliveries: Delivery[]) => statuses(deliveries.filter((delivery) => delivery.url === url));
+		const first = sandbox.control.emit('questionnaire_answered', { organisation: 'KE-1001' });
+		expect(toThisWorkflow(await sandbox.control.whenSettled(first.alertId))).toEqual([200]);
+		// ...while the workflow is deactivated (its endpoint deleted) and activated again (a new endpoint and secret).
+		await n8n.api.deactivateWorkflow(workflowId);
+		await waitFor(async () => (sandbox.control.webhookEndpoints().some((e) => e.id === firstId) ? undefined : true), {
+			what: 'the first endpoint to be deleted',
+			timeoutMs: 30_000,
+		});
+		await n8n.api.activateWorkflow(workflowId);
+		const secondId = await waitFor(async () => {
+			const id = await registered();
+			return id && id !== firstId ? id : undefined;
+		}, { what: 'a new endpoint, registered and stored', timeoutMs: 60_000 });
+
+		// The waiting execution ends after the re-activation.
+		await sink.waitForRequests('/waited', 1, 60_000);
+		expect(JSON.parse(sink.received('/waited')[0].body)).toEqual({ alert_id: first.alertId });
+		await n8n.api.waitForExecutions(workflowId, 1, 60_000);
+
+		// The next event to the new endpoint still verifies and starts the workflow.
+		const next = sandbox.control.emit('questionnaire_answered', { organisation: 'KE-1002' });
+		expect(toThisWorkflow(await sandbox.control.whenSettled(next.alertId))).toEqual([200]);
+		await sink.waitForRequests('/waited', 2, 60_000);
+		expect(JSON.parse(sink.received('/waited')[1].body)).toEqual({ alert_id: next.alertId });
+		expect(await registered()).toBe(secondId);
+		expect(sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${firstId}` }).map((r) => r.status)).toEqual([204]);
+
+		await n8n.api.deactivateWorkflow(workflowId);
+		await waitFor(async () => (sandbox.control.webhookEndpoints().some((e) => e.url === url) ? undefined : true), {
+			what: 'the second endpoint to be deleted',
+			timeoutMs: 30_000,
+		});
+	}, 240_000);
 });
