@@ -8,7 +8,7 @@
 import { startSandbox } from '../test/sandbox';
 import { startN8n, type N8n } from '../test/e2e/n8n';
 import { waitFor } from '../test/e2e/wait-for';
-import { decodeSigningSecret } from '../nodes/shared/signingSecret';
+import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
 import { buildDeliveries } from './deliveries';
 import { median, percentile, ratio } from './stats';
 import {

@@ -5,8 +5,8 @@
  */
 import Stripe from 'stripe';
 
-import { decodeSigningSecret } from '../nodes/shared/signingSecret';
-import { verifyServiceSignature } from '../nodes/shared/webhookSignature';
+import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
+import { verifyServiceSignature } from '../nodes/ServiceTrigger/verify/webhookSignature';
 import { eventBody, newSigningSecret, serviceSignature } from './deliveryBody';
 import { median, ratio, spread } from './stats';
 

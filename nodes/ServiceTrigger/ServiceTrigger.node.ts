@@ -20,9 +20,7 @@ export class ServiceTrigger implements INodeType {
 		name: 'serviceTrigger',
 		icon: { light: 'file:../../icons/service.svg', dark: 'file:../../icons/service.dark.svg' },
 		group: ['trigger'],
-		// The first version is 2: n8n (2.40) takes a webhook start node of version 1 for its legacy
-		// Webhook node and evaluates that node's binaryData option as an expression for every
-		// request, which in n8n's isolated expression engine costs several ms of CPU per delivery.
+		// Starts at 2: n8n treats a version-1 webhook node as its legacy Webhook (docs/performance.md).
 		version: 2,
 		subtitle: '={{$parameter["events"].length ? $parameter["events"].join(", ") : "All events"}}',
 		description: 'Starts the workflow when the Service sends a signed webhook event',
@@ -46,7 +44,14 @@ export class ServiceTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getEvents' },
 				default: [],
 				description:
-					'Events that start the workflow; leave empty for all events. ledger_high always starts the workflow, selected or not: the Service does not let a reader silence it. Other events are acknowledged and start nothing. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					'Events that start the workflow; empty means all. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
+				displayName:
+					'ledger_high always starts this workflow, selected or not: the Service does not let a reader silence it. Other events not selected are acknowledged and start nothing.',
+				name: 'ledgerHighNotice',
+				type: 'notice',
+				default: '',
 			},
 			{
 				displayName: 'Ignore Redeliveries',
@@ -54,7 +59,7 @@ export class ServiceTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to start nothing for an alert_id that already started this workflow. The Service retries failed deliveries for 24 hours, so one alert can arrive twice. The last 1,000 alert IDs are remembered for 25 hours in the workflow\'s static data. In queue mode with several webhook processes, or when two copies arrive at the same moment, both copies can still start the workflow: deduplicate on alert_id downstream where a second run would do harm.',
+					'Whether to pass each alert_id on only once: the Service retries a delivery for up to 24 hours, so one alert can arrive twice',
 			},
 		],
 	};

@@ -5,15 +5,15 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { unsealSecret } from '../shared/secretSeal';
-import { readServiceEvent, shouldStartWorkflow } from '../shared/serviceEvents';
-import type { ServiceSettings } from '../shared/settings';
-import { readServiceSettings } from '../shared/settings';
-import { decodeSigningSecret } from '../shared/signingSecret';
-import { refusalWords, signatureHeaderProblem, verifyServiceSignature } from '../shared/webhookSignature';
+import { unsealSecret } from './verify/secretSeal';
+import { readServiceEvent, shouldStartWorkflow } from './events';
+import type { ServiceSettings } from '../shared/transport/settings';
+import { readServiceSettings } from '../shared/transport/settings';
+import { decodeSigningSecret } from './verify/signingSecret';
+import { refusalWords, signatureHeaderProblem, verifyServiceSignature } from './verify/webhookSignature';
 import { processMemory, triggerKey } from './redelivery';
-import { refusalLog } from './refusalLog';
-import { storedEndpoints } from './state';
+import { refusalLog } from './verify/refusalLog';
+import { storedEndpoints } from './staticData';
 
 const WEBHOOK_NAME = 'default';
 

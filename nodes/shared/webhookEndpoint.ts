@@ -2,7 +2,7 @@
  * Reading the Service's webhook endpoint answers and checking the URL n8n registers
  * (README Assumptions: "Webhook endpoint creation", "Webhook endpoint listing"). Pure: no n8n types.
  */
-import { httpsUrlProblem } from './ids';
+import { httpsUrlProblem } from './validation';
 
 export interface CreatedEndpoint {
 	id?: string;

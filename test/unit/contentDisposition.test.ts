@@ -1,4 +1,4 @@
-import { fileNameFromContentDisposition } from '../../nodes/shared/contentDisposition';
+import { fileNameFromContentDisposition } from '../../nodes/ServiceReader/helpers/contentDisposition';
 
 describe('fileNameFromContentDisposition', () => {
 	it.each([

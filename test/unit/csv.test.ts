@@ -1,5 +1,5 @@
-import { CsvFormatError, CsvPageFilter, parseCsvRows, stripFormulaGuard } from '../../nodes/shared/csv';
-import type { CsvPageFilterOptions } from '../../nodes/shared/csv';
+import { CsvFormatError, CsvPageFilter, parseCsvRows, stripFormulaGuard } from '../../nodes/ServiceReader/helpers/csv';
+import type { CsvPageFilterOptions } from '../../nodes/ServiceReader/helpers/csv';
 
 const BOM = '\uFEFF';
 

@@ -1,4 +1,4 @@
-import { parseExtraFields } from '../../nodes/shared/extraFields';
+import { parseExtraFields } from '../../nodes/ServiceReader/helpers/extraFields';
 
 describe('parseExtraFields', () => {
 	it.each([

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 
-import { checkRecordCopy, ed25519PublicKey } from '../../nodes/shared/recordCopy';
+import { checkRecordCopy, ed25519PublicKey } from '../../nodes/ServiceReader/helpers/recordCopy';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const spkiDer = publicKey.export({ format: 'der', type: 'spki' });

@@ -1,4 +1,4 @@
-import { sealSecret, unsealSecret } from '../../nodes/shared/secretSeal';
+import { sealSecret, unsealSecret } from '../../nodes/ServiceTrigger/verify/secretSeal';
 import { newSigningSecret } from '../sandbox/signing';
 
 const token = 'svc_reader_0123456789';

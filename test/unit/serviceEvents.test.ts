@@ -3,7 +3,7 @@ import {
 	NAMED_EVENT_TYPES,
 	readServiceEvent,
 	shouldStartWorkflow,
-} from '../../nodes/shared/serviceEvents';
+} from '../../nodes/ServiceTrigger/events';
 import { eventCatalogue } from '../sandbox/events';
 
 describe('shouldStartWorkflow', () => {

@@ -1,4 +1,4 @@
-import { decodeSigningSecret, SigningSecretError } from '../../nodes/shared/signingSecret';
+import { decodeSigningSecret, SigningSecretError } from '../../nodes/ServiceTrigger/verify/signingSecret';
 import { newSigningSecret, secretKey } from '../sandbox/signing';
 
 describe('decodeSigningSecret', () => {

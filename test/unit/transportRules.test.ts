@@ -1,8 +1,8 @@
-import { describeServiceError, readErrorBody } from '../../nodes/shared/errors';
-import { httpsUrlProblem, pathSegmentProblem } from '../../nodes/shared/ids';
+import { describeServiceError, readErrorBody } from '../../nodes/shared/transport/errors';
+import { httpsUrlProblem, pathSegmentProblem } from '../../nodes/shared/validation';
 import { listFromBody } from '../../nodes/shared/listBody';
-import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from '../../nodes/shared/retry';
-import { readServiceSettings } from '../../nodes/shared/settings';
+import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from '../../nodes/shared/transport/retry';
+import { readServiceSettings } from '../../nodes/shared/transport/settings';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 

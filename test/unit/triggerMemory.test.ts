@@ -1,6 +1,6 @@
 import { ProcessMemory } from '../../nodes/ServiceTrigger/redelivery';
-import { RefusalLog } from '../../nodes/ServiceTrigger/refusalLog';
-import { signatureHeaderProblem } from '../../nodes/shared/webhookSignature';
+import { RefusalLog } from '../../nodes/ServiceTrigger/verify/refusalLog';
+import { signatureHeaderProblem } from '../../nodes/ServiceTrigger/verify/webhookSignature';
 
 const T = 'wf\u0000node\u0000production';
 

@@ -1,4 +1,4 @@
-import { verifyServiceSignature } from '../../nodes/shared/webhookSignature';
+import { verifyServiceSignature } from '../../nodes/ServiceTrigger/verify/webhookSignature';
 import { newSigningSecret, secretKey, signatureHeader } from '../sandbox/signing';
 
 /**

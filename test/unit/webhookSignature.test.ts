@@ -5,7 +5,7 @@ import {
 	refusalWords,
 	verifyServiceSignature,
 	type SignatureCheck,
-} from '../../nodes/shared/webhookSignature';
+} from '../../nodes/ServiceTrigger/verify/webhookSignature';
 import { newSigningSecret, secretKey, signatureHeader } from '../sandbox/signing';
 
 // The sandbox's signer is a separate implementation of the README's assumptions: the verifier

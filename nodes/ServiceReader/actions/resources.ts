@@ -12,16 +12,23 @@ import * as statement from './statement';
 import type { ResourceOperations } from './types';
 import * as webhook from './webhook';
 
-/** Every resource of the node, by parameter value. */
-export const resources: Record<string, { operations: ResourceOperations; description: INodeProperties[] }> = {
-	auditPack,
-	decision,
-	expiry,
-	invitation,
-	policyRun,
-	portfolio,
-	record,
-	sso,
-	statement,
-	webhook,
+interface Resource {
+	/** As the Resource list shows it. */
+	name: string;
+	operations: ResourceOperations;
+	description: INodeProperties[];
+}
+
+/** Every resource of the node, by parameter value: the Resource list and the router both read it. */
+export const resources: Record<string, Resource> = {
+	auditPack: { name: 'Audit Pack', ...auditPack },
+	decision: { name: 'Decision', ...decision },
+	expiry: { name: 'Expiry', ...expiry },
+	invitation: { name: 'Invitation', ...invitation },
+	policyRun: { name: 'Policy Run', ...policyRun },
+	portfolio: { name: 'Portfolio', ...portfolio },
+	record: { name: 'Record', ...record },
+	sso: { name: 'SSO', ...sso },
+	statement: { name: 'Statement', ...statement },
+	webhook: { name: 'Webhook', ...webhook },
 };

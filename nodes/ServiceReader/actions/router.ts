@@ -16,10 +16,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	if (operation.executeAll) {
-		const batch = await operation.executeAll.call(this);
-		if (batch !== undefined) return [batch];
-	}
+	if (operation.batch?.applies.call(this)) return [await operation.batch.execute.call(this)];
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {

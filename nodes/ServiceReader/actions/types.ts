@@ -8,11 +8,14 @@ export interface ReaderOperation {
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]>;
 	/**
-	 * For operations that turn all input items into one request (e.g. an invitation import built
-	 * from the items). When present the router calls it once instead of `execute` per item; each
-	 * returned item must carry its own pairedItem.
+	 * For operations that can turn all input items into one request (an invitation import built
+	 * from the items): when `applies` says so, the router calls `execute` once instead of the
+	 * operation's per-item `execute`; each returned item carries its own pairedItem.
 	 */
-	executeAll?(this: IExecuteFunctions): Promise<INodeExecutionData[] | undefined>;
+	batch?: {
+		applies(this: IExecuteFunctions): boolean;
+		execute(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
+	};
 }
 
 export type ResourceOperations = Record<string, ReaderOperation>;

@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { listFromBody } from '../../shared/listBody';
-import { eventTypeChoices } from '../../shared/serviceEvents';
+import { eventTypeChoices } from '../events';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
 
 /**

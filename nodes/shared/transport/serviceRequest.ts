@@ -9,11 +9,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { describeServiceError } from '../errors';
+import { describeServiceError } from './errors';
 import { BodyReadError, discardBody, idleGuarded, isStream, readCapped } from './body';
-import { isRetryableStatus, retryDelayMs } from '../retry';
-import type { ServiceSettings } from '../settings';
-import { readServiceSettings } from '../settings';
+import { isRetryableStatus, retryDelayMs } from './retry';
+import type { ServiceSettings } from './settings';
+import { readServiceSettings } from './settings';
 
 export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
 

@@ -270,14 +270,14 @@ describe('continue on fail and bad input', () => {
 	});
 
 	it.each([
-		['Limit', { limit: '={{ 0 }}' }, 'Limit of item 0 is not usable: Enter a whole number of 1 or more, or switch on Return All.'],
-		['Limit', { limit: '={{ 2.5 }}' }, 'Limit of item 0 is not usable: Enter a whole number of 1 or more, or switch on Return All.'],
+		['Limit', { limit: '={{ 0 }}' }, 'Limit is not usable: Enter a whole number of 1 or more, or switch on Return All. [item 0]'],
+		['Limit', { limit: '={{ 2.5 }}' }, 'Limit is not usable: Enter a whole number of 1 or more, or switch on Return All. [item 0]'],
 		[
 			'Put Output File in Field',
 			{ returnAll: true, output: 'file', binaryPropertyName: ' ' },
-			'Put Output File in Field of item 0 is not usable: Enter the name of the binary field to put the CSV file in, for example "data".',
+			'Put Output File in Field is not usable: Enter the name of the binary field to put the CSV file in, for example "data". [item 0]',
 		],
-		['Format', { format: '={{ "xml" }}' }, 'Format of item 0 is not usable: Choose CSV or JSON (an expression must give "csv" or "json").'],
+		['Format', { format: '={{ "xml" }}' }, 'Format is not usable: Choose CSV or JSON (an expression must give "csv" or "json"). [item 0]'],
 	])('refuses a bad %s before any request', async (_field, parameters, message) => {
 		const result = await runPortfolio(parameters as INodeParameters);
 		const error = result.error(READER);
@@ -291,8 +291,8 @@ describe('continue on fail and bad input', () => {
 		const result = await runWorkflow(readerWorkflow(getMany('expiry', { window: '={{ "45" }}' })), {
 			credentials: serviceCredentials(sandbox),
 		});
-		expect(result.error(READER)?.message).toBe('Window of item 0 is not usable: Choose All Windows or 30, 60 or 90 days.');
-		expect(result.error(READER)?.description).toBe('Item 0 has Window "45". Choose All Windows or 30, 60 or 90 days.');
+		expect(result.error(READER)?.message).toBe('Window is not usable: Choose All Windows or 30, 60 or 90 days. [item 0]');
+		expect(result.error(READER)?.description).toBe('The item has Window "45". Choose All Windows or 30, 60 or 90 days.');
 		expect(sandbox.control.requests()).toEqual([]);
 	});
 });

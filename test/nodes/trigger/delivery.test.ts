@@ -1,4 +1,4 @@
-import { NAMED_EVENT_TYPES } from '../../../nodes/shared/serviceEvents';
+import { NAMED_EVENT_TYPES } from '../../../nodes/ServiceTrigger/events';
 import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';
 
 const KE = 'KE-1001';

@@ -1,4 +1,4 @@
-import { refusalLog } from '../../../nodes/ServiceTrigger/refusalLog';
+import { refusalLog } from '../../../nodes/ServiceTrigger/verify/refusalLog';
 import { postDelivery } from '../../harness';
 import { newSigningSecret, signatureHeader } from '../../sandbox/signing';
 import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { fileNameFromContentDisposition } from '../../../shared/contentDisposition';
+import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { headerValue } from '../../../shared/transport/serviceRequest';
-import { companyRequest, whenNotSharedOption } from '../common/companyShare';
-import { keField, keParameter, outputFileField, outputFileOption } from '../common/fields';
-import { pathParameter } from '../common/itemInput';
+import { companyRequest } from '../../helpers/companyShare';
+import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
+import { pathParameter } from '../../helpers/itemInput';
 
 const show = { resource: ['auditPack'], operation: ['get'] };
 

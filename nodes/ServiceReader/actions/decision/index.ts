@@ -1,26 +1,19 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationField } from '../operationField';
 import type { ResourceOperations } from '../types';
 import * as getAll from './getAll.operation';
 
 export const operations: ResourceOperations = { getAll };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['decision'] } },
-		options: [
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List your own decisions about the companies that share with you',
-				action: 'Get many decisions',
-			},
-		],
-		default: 'getAll',
-	},
+	operationField('decision', 'getAll', [
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			description: 'List your own decisions about the companies that share with you',
+			action: 'Get many decisions',
+		},
+	]),
 	...getAll.description,
 ];

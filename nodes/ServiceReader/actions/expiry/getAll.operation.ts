@@ -1,20 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { listOperation } from '../../helpers/listExport';
 
-import { listExport } from '../common/listExport';
-import type { ListExportSpec } from '../common/listOptions';
-import { listExportDescription } from '../common/listOptions';
-
-const spec: ListExportSpec = {
+/** GET /v1/reader/exports/expiries: shares, invitations, requests and review dates ending within 30, 60 or 90 days. */
+export const { description, execute } = listOperation({
 	resource: 'expiry',
 	listing: 'expiries',
 	label: 'expiries export',
 	csv: true,
 	window: true,
-};
-
-export const description: INodeProperties[] = listExportDescription(spec);
-
-/** GET /v1/reader/exports/expiries: shares, invitations, requests and review dates ending within 30, 60 or 90 days. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	return await listExport.call(this, spec, itemIndex);
-}
+});

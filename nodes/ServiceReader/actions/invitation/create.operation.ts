@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
-import { inputProblem } from '../common/itemInput';
+import { inputProblem } from '../../helpers/itemInput';
 
 const show = { resource: ['invitation'], operation: ['create'] };
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ImportAnswerRow, ImportRow } from '../../../shared/invitationImport';
+import type { ImportAnswerRow, ImportRow } from '../../helpers/invitationImport';
 import {
 	buildImportCsv,
 	IMPORT_COLUMNS,
@@ -9,9 +9,9 @@ import {
 	mappedCell,
 	matchImportAnswer,
 	readImportFile,
-} from '../../../shared/invitationImport';
+} from '../../helpers/invitationImport';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
-import { binaryFieldName, inputFileBytes, inputProblem } from '../common/itemInput';
+import { binaryFieldName, inputFileBytes, inputProblem } from '../../helpers/itemInput';
 
 const show = { resource: ['invitation'], operation: ['import'] };
 const PATH = '/v1/reader/invitations/imports';
@@ -184,8 +184,15 @@ function errorItem(error: Error & { description?: string }, itemIndex: number): 
  * Input Items source: all items become one CSV and one request; each row's output item is paired
  * with the input item it came from. Returns undefined for the Binary File source (one import per item).
  */
-export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[] | undefined> {
-	if (this.getNodeParameter('source', 0, 'binaryFile') !== 'inputItems') return undefined;
+/** With Source: Input Items, every item is a row of one CSV: one request for all of them. */
+export const batch = {
+	applies(this: IExecuteFunctions): boolean {
+		return this.getNodeParameter('source', 0, 'binaryFile') === 'inputItems';
+	},
+	execute: importFromItems,
+};
+
+async function importFromItems(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const items = this.getInputData();
 	const rows: ImportRow[] = [];
 	const itemOfRow: number[] = [];

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { parseExtraFields } from '../../../shared/extraFields';
-import { companyRequest, whenNotSharedOption } from '../common/companyShare';
-import { keField, keParameter } from '../common/fields';
-import { inputProblem } from '../common/itemInput';
+import { parseExtraFields } from '../../helpers/extraFields';
+import { companyRequest } from '../../helpers/companyShare';
+import { keField, keParameter, whenNotSharedOption } from '../../helpers/fields';
+import { inputProblem } from '../../helpers/itemInput';
 
 const show = { resource: ['policyRun'], operation: ['create'] };
 

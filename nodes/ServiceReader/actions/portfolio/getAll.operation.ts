@@ -1,19 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { listOperation } from '../../helpers/listExport';
 
-import { listExport } from '../common/listExport';
-import type { ListExportSpec } from '../common/listOptions';
-import { listExportDescription } from '../common/listOptions';
-
-const spec: ListExportSpec = {
+/** GET /v1/reader/exports/portfolio: one row per company that shares (tier, status, decision due). */
+export const { description, execute } = listOperation({
 	resource: 'portfolio',
 	listing: 'portfolio',
 	label: 'portfolio export',
 	csv: true,
-};
-
-export const description: INodeProperties[] = listExportDescription(spec);
-
-/** GET /v1/reader/exports/portfolio: one row per company that shares (tier, status, decision due). */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	return await listExport.call(this, spec, itemIndex);
-}
+});

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { fileNameFromContentDisposition } from '../../../shared/contentDisposition';
+import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { headerValue } from '../../../shared/transport/serviceRequest';
-import { bodyBytes, companyRequest, whenNotSharedOption } from '../common/companyShare';
-import { keField, keParameter, outputFileField, outputFileOption } from '../common/fields';
+import { companyRequest } from '../../helpers/companyShare';
+import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
 
 const show = { resource: ['record'], operation: ['get'] };
 
@@ -38,7 +38,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const result = await companyRequest.call(this, itemIndex, { method: 'GET', path, response: 'buffer' }, { ke });
 	if (!result.shared) return [result.item];
 
-	const bytes = bodyBytes(result.answer.body);
+	const bytes = result.answer.body as Buffer;
 	let parsed: unknown;
 	try {
 		// The BOM, if any, is not part of the JSON text; the stored file keeps it.

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { checkRecordCopy } from '../../../shared/recordCopy';
+import { checkRecordCopy } from '../../helpers/recordCopy';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
-import { binaryFieldName, inputFileBytes, pathParameter } from '../common/itemInput';
+import { binaryFieldName, inputFileBytes, pathParameter } from '../../helpers/itemInput';
 
 const show = { resource: ['record'], operation: ['verify'] };
 

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { httpsUrlProblem } from '../../../shared/ids';
+import { httpsUrlProblem } from '../../../shared/validation';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { readCreatedEndpoint } from '../../../shared/webhookEndpoint';
-import { inputProblem } from '../common/itemInput';
+import { inputProblem } from '../../helpers/itemInput';
 
 const show = { resource: ['webhook'], operation: ['createEndpoint'] };
 

@@ -131,7 +131,7 @@ export function listExportDescription(spec: ListExportSpec): INodeProperties[] {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to remove the quote (\') the Service puts before text cells starting with =, +, -, @, a tab or a carriage return. The quote stops spreadsheet formula injection: when the file is opened in Excel, Google Sheets or LibreOffice, a cell such as =HYPERLINK(...) would otherwise run as a formula. Switch this on only when the rows go to a system that never opens them as a spreadsheet.',
+						'Whether to remove the quote (\') the Service puts before cells that would run as spreadsheet formulas; leave it off if anyone opens the rows in a spreadsheet',
 				},
 			],
 		});

@@ -1,35 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { readErrorBody } from '../../../shared/errors';
-import type { ServiceAnswer, ServiceCall } from '../../../shared/transport/serviceRequest';
-import { serviceRequest } from '../../../shared/transport/serviceRequest';
-
-/**
- * Company routes (record export, audit pack, policy run) answer 404 when the company does not share
- * with the reader: the share ended, was revoked or was never granted (spec sections 3 and 7). This
- * option lets a sync workflow mark or delete its copies instead of stopping.
- */
-export const whenNotSharedOption: INodeProperties = {
-	displayName: 'When Company Does Not Share',
-	name: 'whenNotShared',
-	type: 'options',
-	options: [
-		{
-			name: 'Output Item',
-			value: 'outputItem',
-			description: 'Output the KE with shared set to false, so the workflow can delete or mark its copies',
-		},
-		{
-			name: 'Stop With Error',
-			value: 'stop',
-			description: 'Fail the item with an error saying the share may have ended',
-		},
-	],
-	default: 'stop',
-	description:
-		'What to do when the Service answers that the company does not share with you (404): its share ended, was revoked or was never granted',
-};
+import { readErrorBody } from '../../shared/transport/errors';
+import type { ServiceAnswer, ServiceCall } from '../../shared/transport/serviceRequest';
+import { serviceRequest } from '../../shared/transport/serviceRequest';
 
 export type CompanyAnswer = { shared: true; answer: ServiceAnswer } | { shared: false; item: INodeExecutionData };
 
@@ -45,7 +19,9 @@ export interface CompanyCallOptions {
 }
 
 /**
- * One request to a company route. A 404 becomes either an error in words or a `{ ke, shared: false }`
+ * One request to a company route (record export, audit pack, policy run). These answer 404 when
+ * the company does not share with the reader: the share ended, was revoked or was never granted
+ * (spec sections 3 and 7). A 404 becomes either an error in words or a `{ ke, shared: false }`
  * item, as the operation's Options > When Company Does Not Share says.
  */
 export async function companyRequest(
@@ -81,13 +57,4 @@ export async function companyRequest(
 		httpCode: '404',
 		itemIndex,
 	});
-}
-
-/** A response body as exact bytes, whatever form the HTTP helper handed it over in. */
-export function bodyBytes(body: unknown): Buffer {
-	if (Buffer.isBuffer(body)) return body;
-	if (body instanceof ArrayBuffer) return Buffer.from(body);
-	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-	if (typeof body === 'string') return Buffer.from(body, 'utf8');
-	return Buffer.alloc(0);
 }

@@ -13,9 +13,7 @@ const SALT_BYTES = 16;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-// Keys go to node's crypto as KeyObjects: on Node 24 a Buffer key is first probed for being a
-// KeyObject or CryptoKey by throwing and catching an error, which inside n8n (long stacks) made
-// unsealing the largest cost of a delivery (bench/, Performance in the README).
+// Keys go to node's crypto as KeyObjects: a Buffer key is much slower on Node 24 (docs/performance.md).
 function keyFor(accessToken: string, salt: Buffer): KeyObject {
 	const inputKey = createSecretKey(Buffer.from(accessToken, 'utf8'));
 	return createSecretKey(Buffer.from(hkdfSync('sha256', inputKey, salt, INFO, 32)));

@@ -1,6 +1,7 @@
 /**
- * Fields several operations share: the company's KE, and the option naming the binary field an
- * operation's one output file goes into. Each operation says in its own words what they are for.
+ * Fields several operations share: the company's KE, the option naming the binary field an
+ * operation's one output file goes into, and what to do when a company does not share. Each
+ * operation says in its own words what they are for.
  */
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
@@ -42,3 +43,25 @@ export function outputFileOption(hint: string, description?: string): INodePrope
 export function outputFileField(this: IExecuteFunctions, itemIndex: number): string {
 	return binaryFieldName.call(this, itemIndex, this.getNodeParameter('options.binaryPropertyName', itemIndex, 'data'), OUTPUT_FILE_LABEL);
 }
+
+/** Lets a sync workflow mark or delete its copies when a company no longer shares, instead of stopping. */
+export const whenNotSharedOption: INodeProperties = {
+	displayName: 'When Company Does Not Share',
+	name: 'whenNotShared',
+	type: 'options',
+	options: [
+		{
+			name: 'Output Item',
+			value: 'outputItem',
+			description: 'Output the KE with shared set to false, so the workflow can delete or mark its copies',
+		},
+		{
+			name: 'Stop With Error',
+			value: 'stop',
+			description: 'Fail the item with an error saying the share may have ended',
+		},
+	],
+	default: 'stop',
+	description:
+		'What to do when the Service answers that the company does not share with you (404): its share ended, was revoked or was never granted',
+};

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { pathSegmentProblem } from '../../../shared/ids';
+import { pathSegmentProblem } from '../../shared/validation';
 
 /**
  * Bad input for one item: fails before any request, naming the item (as n8n does, "[item N]",

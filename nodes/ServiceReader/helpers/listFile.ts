@@ -1,0 +1,130 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { listPageFetcher } from '../../shared/transport/listPages';
+import type { Page, PageRequest, PagingOptions } from '../../shared/transport/paging';
+import { cursorPages } from '../../shared/transport/paging';
+import type { ServiceSettings } from '../../shared/transport/settings';
+import { CsvPageFilter } from './csv';
+import type { ListExportSpec } from './listDescriptions';
+import type { ListParameters } from './listParameters';
+import { exportPath } from './listParameters';
+import { pageFailed } from './pageErrors';
+
+/** A response body stream; typed structurally because node:stream may not be imported (n8n Cloud rule). */
+type Readable = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
+
+/**
+ * One CSV file built from every page: the header row once, the rows of each page appended as
+ * they arrive. The pages are streamed into n8n's binary data, so memory stays flat however long
+ * the export is; if a page fails, the stream fails and no file is stored.
+ */
+export async function exportFile(
+	this: IExecuteFunctions,
+	spec: ListExportSpec,
+	parameters: ListParameters,
+	paging: PagingOptions,
+	settings: ServiceSettings,
+	itemIndex: number,
+): Promise<INodeExecutionData> {
+	const { limit, stripFormulaGuard } = parameters;
+	let rows = 0;
+	let pages = 0;
+	let current: PageRequest | undefined;
+	const fetchPage = listPageFetcher.call<IExecuteFunctions, Parameters<typeof listPageFetcher>, ReturnType<typeof listPageFetcher<Readable>>>(
+		this,
+		exportPath(spec),
+		'stream',
+		settings,
+		itemIndex,
+		(request) => {
+			current = request;
+		},
+	);
+	// The page being streamed into the file; undefined while the next one is awaited.
+	let working: PageRequest | undefined;
+	const fail = (error: unknown) => pageFailed.call(this, error, spec, working ?? current, rows, itemIndex);
+
+	// With Return All, the next page is asked for as soon as this one's headers are in.
+	const pageIterator = cursorPages(fetchPage, paging, {
+		prefetch: limit === undefined,
+		discard: (body) => closeBody(body),
+	});
+	let first: IteratorResult<Page<Readable>, void>;
+	try {
+		// The first page is fetched here: its stream supplies the Readable class for the file.
+		first = await pageIterator.next();
+	} catch (error) {
+		throw fail(error);
+	}
+	if (first.done) throw fail(new Error('The Service answered without a page'));
+
+	async function* csvChunks(firstPage: Page<Readable>): AsyncGenerator<Buffer> {
+		let firstHeader: string | undefined;
+		try {
+			for (let page: Page<Readable> | undefined = firstPage; page !== undefined; ) {
+				working = page.request;
+				const filter = new CsvPageFilter({
+					dropHeader: page.request.page > 1,
+					stripFormulaGuard,
+					maxRows: limit === undefined ? undefined : limit - rows,
+				});
+				// ignoreBOM keeps a byte order mark in the text: the filter decides what to do with it.
+				const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+				for await (const chunk of page.content) {
+					const text = filter.push(decoder.decode(chunk as Buffer, { stream: true }));
+					if (text) yield Buffer.from(text, 'utf8');
+					// Leaving the loop closes the response: the rest of the page is not needed.
+					if (filter.done) break;
+				}
+				const rest = filter.done ? '' : filter.end(decoder.decode());
+				if (rest) yield Buffer.from(rest, 'utf8');
+				if (firstHeader === undefined) {
+					firstHeader = filter.header;
+				} else if (filter.header !== firstHeader) {
+					throw new Error(
+						`Its header row "${filter.header}" differs from the first page's "${firstHeader}", so its rows cannot go in the same file`,
+					);
+				}
+				rows += filter.rows;
+				pages++;
+				if (limit !== undefined && rows >= limit) break;
+				working = undefined;
+				const next = await pageIterator.next();
+				page = next.done ? undefined : next.value;
+			}
+		} catch (error) {
+			throw fail(error);
+		} finally {
+			// Ends the page generator when the file is complete early (Limit) or failed.
+			await pageIterator.return();
+		}
+	}
+
+	const fileName = `${spec.listing}.csv`;
+	const stream = readableFrom(first.value.content, csvChunks(first.value));
+	const binary = await this.helpers.prepareBinaryData(stream, fileName, 'text/csv');
+	return {
+		json: { export: spec.listing, fileName, pages, rows },
+		binary: { [parameters.binaryPropertyName]: binary },
+	};
+}
+
+/** Releases a response body nobody will read, so its connection does not linger. */
+function closeBody(body: Readable): void {
+	const stream = body as unknown as { destroy?: () => void; resume?: () => void };
+	if (typeof stream.destroy === 'function') stream.destroy();
+	else stream.resume?.();
+}
+
+/**
+ * A Readable of `source`, made with the Readable class of a response stream: community nodes may
+ * not import node:stream (n8n Cloud rule), and prepareBinaryData needs a real Readable so every
+ * binary data mode (filesystem, database, memory) can consume it.
+ */
+function readableFrom(sample: Readable, source: AsyncIterable<Buffer>): Readable {
+	const readableClass = sample.constructor as unknown as { from?: (iterable: AsyncIterable<Buffer>) => Readable };
+	if (typeof readableClass.from !== 'function') {
+		throw new Error('The response body is not a Node.js stream, so the CSV file cannot be streamed');
+	}
+	return readableClass.from(source);
+}

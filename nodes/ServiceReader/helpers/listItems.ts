@@ -1,0 +1,59 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { listFromBody } from '../../shared/listBody';
+import { listPageFetcher } from '../../shared/transport/listPages';
+import type { PageRequest, PagingOptions } from '../../shared/transport/paging';
+import { cursorPages } from '../../shared/transport/paging';
+import type { ServiceSettings } from '../../shared/transport/settings';
+import { parseCsvRows } from './csv';
+import type { ListExportSpec } from './listDescriptions';
+import type { ListParameters } from './listParameters';
+import { exportPath } from './listParameters';
+import { pageFailed } from './pageErrors';
+
+/**
+ * Rows as items, page by page, stopping (without fetching another page) once Limit is reached.
+ * With Return All the next page is asked for while this one is parsed.
+ */
+export async function exportItems(
+	this: IExecuteFunctions,
+	spec: ListExportSpec,
+	parameters: ListParameters,
+	paging: PagingOptions,
+	settings: ServiceSettings,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const { format, limit } = parameters;
+	const items: INodeExecutionData[] = [];
+	// The page whose fetch is under way; a page being parsed is named by its own request.
+	let current: PageRequest | undefined;
+	const fetchPage = listPageFetcher.call(this, exportPath(spec), format === 'csv' ? 'buffer' : 'json', settings, itemIndex, (request) => {
+		current = request;
+	});
+
+	try {
+		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
+			let rows: unknown[];
+			try {
+				rows =
+					format === 'csv'
+						? parseCsvRows(settings.redactBytes(page.content as Buffer), { stripFormulaGuard: parameters.stripFormulaGuard })
+						: listFromBody(page.content);
+			} catch (error) {
+				throw pageFailed.call(this, error, spec, page.request, items.length, itemIndex);
+			}
+			for (const row of rows) {
+				if (limit !== undefined && items.length >= limit) break;
+				items.push({ json: asJson(row) });
+			}
+			if (limit !== undefined && items.length >= limit) break;
+		}
+	} catch (error) {
+		throw pageFailed.call(this, error, spec, current, items.length, itemIndex);
+	}
+	return items;
+}
+
+function asJson(row: unknown): IDataObject {
+	return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as IDataObject) : { value: row as string };
+}
