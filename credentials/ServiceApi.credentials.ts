@@ -50,6 +50,13 @@ export class ServiceApi implements ICredentialType {
 					description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
 				},
 				{
+					displayName: 'JSON Format Value',
+					name: 'jsonFormat',
+					type: 'string',
+					default: 'json',
+					description: 'The value of the format query parameter that asks an export for JSON instead of CSV',
+				},
+				{
 					displayName: 'Max Pages',
 					name: 'maxPages',
 					type: 'number',
@@ -118,9 +125,10 @@ export class ServiceApi implements ICredentialType {
 					type: 'options',
 					options: [
 						{ name: 'Base64', value: 'base64' },
+						{ name: 'Detect (Hex or Base64)', value: 'auto' },
 						{ name: 'Hex', value: 'hex' },
 					],
-					default: 'hex',
+					default: 'auto',
 					description: 'How the v1 part of the Service-Signature header is encoded',
 				},
 				{

@@ -1,3 +1,5 @@
+import { findId, findText, isRecord } from '../shared/answerShape';
+
 /**
  * Webhook events: the named event types of spec section 6, which of them cannot be silenced, and
  * the item a delivery becomes. Pure: no n8n types.
@@ -93,19 +95,25 @@ export function readServiceEvent(rawBody: Buffer): EventReading {
 	};
 }
 
+/** Where a catalogue entry names its event type (README, Assumptions: Catalogue). */
+const EVENT_TYPE_NAMES = ['event_type', 'type', 'name', 'event', 'id'];
+
 /**
- * Event types for the Events parameter: the catalogue's entries (`{event_type, description}`),
- * joined with the named ones so a short catalogue cannot hide them, sorted by name.
+ * Event types for the Events parameter: the catalogue's entries (`{event_type, description}`, or
+ * the same under other conventional names, or just the names), joined with the named ones so a
+ * short catalogue cannot hide them, sorted by name.
  */
 export function eventTypeChoices(catalogue: readonly unknown[] | undefined): EventTypeInfo[] {
 	const byType = new Map<string, EventTypeInfo>();
 	for (const entry of catalogue ?? []) {
-		if (entry === null || typeof entry !== 'object') continue;
-		const record = entry as Record<string, unknown>;
-		if (typeof record.event_type !== 'string' || record.event_type === '') continue;
-		byType.set(record.event_type, {
-			eventType: record.event_type,
-			description: typeof record.description === 'string' ? record.description : '',
+		// An entry may also be just the event type's name.
+		const record = typeof entry === 'string' ? { event_type: entry } : entry;
+		if (!isRecord(record)) continue;
+		const eventType = findId(record, EVENT_TYPE_NAMES);
+		if (!eventType) continue;
+		byType.set(eventType, {
+			eventType,
+			description: findText(record, ['description', 'summary', 'title', 'meaning'], EVENT_TYPE_NAMES) ?? '',
 		});
 	}
 	for (const named of NAMED_EVENT_TYPES) {

@@ -2,6 +2,7 @@
  * Reading the Service's webhook endpoint answers and checking the URL n8n registers
  * (README Assumptions: "Webhook endpoint creation", "Webhook endpoint listing"). Pure: no n8n types.
  */
+import { findId, findList, isRecord } from './answerShape';
 import { httpsUrlProblem } from './validation';
 
 export interface CreatedEndpoint {
@@ -9,15 +10,20 @@ export interface CreatedEndpoint {
 	secret?: string;
 }
 
-/** `{id, url, secret, created_at}`; the secret may also come as `signing_secret`. */
+/** Where a created endpoint's answer may hold its id and its secret (README, Assumptions). */
+const ID_NAMES = ['id', 'endpoint_id', 'endpointId', 'webhook_id', 'webhookId', 'uuid'];
+const SECRET_NAMES = ['secret', 'signing_secret', 'signingSecret', 'webhook_secret', 'secret_key', 'key'];
+
+/**
+ * `{id, url, secret, created_at}`, or the same under other conventional names, possibly wrapped
+ * (`{"data": {...}}`, `{"endpoint": {...}}`); a string starting `whsec_` is a secret wherever it is.
+ */
 export function readCreatedEndpoint(body: unknown): CreatedEndpoint {
-	if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
-	const record = body as Record<string, unknown>;
-	const id = typeof record.id === 'string' || typeof record.id === 'number' ? String(record.id).trim() : '';
-	const secretValue = [record.secret, record.signing_secret].find(
-		(value): value is string => typeof value === 'string' && value.trim() !== '',
-	);
-	return { id: id === '' ? undefined : id, secret: secretValue?.trim() };
+	if (!isRecord(body)) return {};
+	const wrapped = [body.data, body.endpoint, body.webhook].find(isRecord);
+	const record = wrapped && findId(body, SECRET_NAMES) === undefined ? { ...body, ...wrapped } : body;
+	const prefixed = Object.values(record).find((value): value is string => typeof value === 'string' && value.startsWith('whsec_'));
+	return { id: findId(record, ID_NAMES), secret: findId(record, SECRET_NAMES) ?? prefixed };
 }
 
 /**
@@ -35,20 +41,16 @@ export function webhookUrlProblem(url: string | undefined): string | undefined {
 }
 
 /**
- * Whether a listing answer (`{"data": [{id, url, ...}]}`) shows the endpoint. `unknown` when the
- * answer is not a list this module understands, so the caller falls back to what it stored.
+ * Whether a listing answer (`{"data": [{id, url, ...}]}`, or the same under other conventional
+ * names) shows the endpoint. `unknown` when the answer is not a list, so the caller falls back to
+ * what it stored.
  */
 export function endpointListed(body: unknown, id: string, url: string): 'present' | 'absent' | 'unknown' {
-	let list: unknown = body;
-	if (list !== null && typeof list === 'object' && !Array.isArray(list)) {
-		list = (list as Record<string, unknown>).data ?? (list as Record<string, unknown>).items;
-	}
-	if (!Array.isArray(list)) return 'unknown';
-	const entry = list.find(
-		(item) =>
-			item !== null && typeof item === 'object' && String((item as Record<string, unknown>).id) === id,
-	) as Record<string, unknown> | undefined;
+	const list = findList(body, ['data', 'items', 'results', 'endpoints', 'webhooks']);
+	if (!list) return 'unknown';
+	const entry = list.filter(isRecord).find((item) => findId(item, ID_NAMES) === id);
 	if (!entry) return 'absent';
 	// Same id pointing elsewhere is not the endpoint this node registered.
-	return typeof entry.url === 'string' && entry.url !== url ? 'absent' : 'present';
+	const listedUrl = findId(entry, ['url', 'target', 'target_url', 'targetUrl', 'endpoint']);
+	return listedUrl !== undefined && listedUrl !== url ? 'absent' : 'present';
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { AlertLog } from './alerts';
 import type { DeliveryManager } from './deliveries';
+import type { Dialect } from './dialect';
 import type { FaultRegistry, RouteFaults } from './faults';
 import type { SandboxState } from './state';
 import type { ReaderOrg } from './types';
@@ -13,6 +14,8 @@ export interface SandboxContext {
 	alerts: AlertLog;
 	faults: FaultRegistry;
 	routeFaults: RouteFaults;
+	/** The choices this sandbox makes where the spec says "not shown". */
+	dialect: Dialect;
 	/** Default page size of paged exports (`page_size` overrides per request). */
 	pageSize: number;
 	/** How long a passkey confirmation counts as recent. */

@@ -160,7 +160,7 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 		addWebhookEndpoint(url, key) {
 			const problem = targetUrlProblem(url);
 			if (problem) throw new Error(problem);
-			const endpoint = newEndpoint(url, state.nowIso());
+			const endpoint = newEndpoint(url, state.nowIso(), sandbox.dialect);
 			reader(key).endpoints.push(endpoint);
 			return { ...endpoint };
 		},

@@ -53,6 +53,8 @@ export interface DeliveryOptions {
 	clock: () => number;
 	/** Per-attempt request timeout in ms. */
 	attemptTimeoutMs?: number;
+	/** How `v1` is encoded (the dialect's choice); hex by default. */
+	signatureEncoding?: 'hex' | 'base64';
 }
 
 const userAgent = 'Service-Sandbox-Webhooks/1.0';
@@ -154,7 +156,7 @@ export class DeliveryManager {
 	private attempt(delivery: Delivery, attemptIndex: number): void {
 		const plan = this.plans.get(delivery.id)!;
 		const t = Math.floor(this.options.clock() / 1000) - (plan.ageSeconds ?? 0);
-		let signature = signatureHeader(plan.endpoint.secret, t, plan.body);
+		let signature = signatureHeader(plan.endpoint.secret, t, plan.body, this.options.signatureEncoding);
 		if (plan.tamper === 'signature') signature = flipLastHexDigit(signature);
 		const attempt: DeliveryAttempt = {
 			attempt: attemptIndex + 1,

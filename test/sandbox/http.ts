@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { defaultDialect, type Dialect } from './dialect';
+
 /** An error answered as `{"error": {"code", "message"}}` with the given status. */
 export class HttpError extends Error {
 	constructor(
@@ -33,14 +35,24 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
 	});
 }
 
+const answerWording = new WeakMap<ServerResponse, { dialect: Dialect; method: string; path: string }>();
+
+/** Answers on `res` are worded in `dialect` (error bodies, and JSON answers of the Service's routes). */
+export function wordAnswers(res: ServerResponse, dialect: Dialect, method: string, path: string): void {
+	if (dialect.name !== 'default' && !path.startsWith('/__control/')) answerWording.set(res, { dialect, method, path });
+}
+
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-	const body = Buffer.from(JSON.stringify(value), 'utf8');
+	const wording = answerWording.get(res);
+	const worded = wording && status < 400 ? wording.dialect.answer(wording.method, wording.path, value) : value;
+	const body = Buffer.from(JSON.stringify(worded), 'utf8');
 	res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, ...headers });
 	res.end(body);
 }
 
 export function sendError(res: ServerResponse, error: HttpError): void {
-	sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
+	const dialect = answerWording.get(res)?.dialect ?? defaultDialect;
+	sendJson(res, error.status, dialect.errorBody(error.status, error.code, error.message), error.headers);
 }
 
 /** Parses a JSON object body, or answers 400 saying what is wrong. */

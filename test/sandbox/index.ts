@@ -6,6 +6,7 @@ import { sandboxCertificates, type TlsMaterial } from './certs';
 import type { SandboxContext } from './context';
 import { createControl, type SandboxControl } from './control';
 import { DeliveryManager } from './deliveries';
+import { dialectNamed, type DialectName } from './dialect';
 import { FaultRegistry, RouteFaults } from './faults';
 import { seedDemo, seedPortfolioRows } from './seed';
 import { handleRequest } from './server';
@@ -17,6 +18,7 @@ export type { SandboxControl, GrantOptions, RecordView } from './control';
 export type { Delivery, DeliveryAttempt } from './deliveries';
 export type { FaultMode, PageFault, RouteFault } from './faults';
 export type { Listing } from './paging';
+export type { DialectName } from './dialect';
 export { eventCatalogue } from './events';
 export { demoCompanies, demoSharedKes } from './seed';
 export { retryOffsetsSeconds } from './signing';
@@ -41,6 +43,8 @@ export interface SandboxOptions {
 	passkeyWindowMinutes?: number;
 	/** Fixed access tokens instead of random ones. */
 	tokens?: Partial<Record<ReaderKey, string>>;
+	/** The choices made where the spec says "not shown": `default` (README, Assumptions) or `alt`. */
+	dialect?: DialectName;
 }
 
 export interface Sandbox {
@@ -83,12 +87,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	if ((options.seed ?? 'demo') === 'demo') seedDemo(state);
 	if (options.portfolioRows) seedPortfolioRows(state, options.portfolioRows);
 
+	const dialect = dialectNamed(options.dialect);
 	const timeScale = options.timeScale ?? 1;
 	if (!(timeScale > 0)) throw new Error(`timeScale must be a positive number; got ${timeScale}.`);
 	const deliveries = new DeliveryManager({
 		timeScale,
 		trustedCas: [certificates.ca, ...(options.trustedCas ?? [])],
 		clock,
+		signatureEncoding: dialect.signatureEncoding,
 	});
 	const context: SandboxContext = {
 		state,
@@ -96,6 +102,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		alerts: new AlertLog(state, deliveries),
 		faults: new FaultRegistry(),
 		routeFaults: new RouteFaults(),
+		dialect,
 		pageSize: options.pageSize ?? 50,
 		passkeyWindowMinutes: options.passkeyWindowMinutes ?? 5,
 	};

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { Route, SandboxContext } from './context';
 import type { SandboxControl } from './control';
-import { bearerToken, HttpError, jsonObject, readBody, sendError, sendJson, tokenMatches } from './http';
+import { canonicalQuery } from './dialect';
+import { bearerToken, HttpError, jsonObject, readBody, sendError, sendJson, tokenMatches, wordAnswers } from './http';
 import { exportRoutes } from './routes/exports';
 import { invitationRoutes } from './routes/invitations';
 import { policyRunRoutes } from './routes/policyRuns';
@@ -82,7 +83,9 @@ async function handleControl(
 export async function handleRequest(
 	req: IncomingMessage, res: ServerResponse, sandbox: SandboxContext, control: SandboxControl, controlToken: string,
 ): Promise<void> {
-	const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+	const asSent = new URL(req.url ?? '/', 'https://127.0.0.1');
+	const url = asSent.pathname.startsWith('/__control/') ? asSent : canonicalQuery(sandbox.dialect, asSent);
+	wordAnswers(res, sandbox.dialect, req.method ?? 'GET', asSent.pathname);
 	try {
 		const body = await readBody(req);
 		if (url.pathname.startsWith('/__control/')) {
@@ -94,7 +97,7 @@ export async function handleRequest(
 			at: sandbox.state.nowIso(),
 			method: req.method ?? 'GET',
 			path: url.pathname,
-			query: Object.fromEntries(url.searchParams),
+			query: Object.fromEntries(asSent.searchParams),
 			headers,
 			body: body.toString('utf8'),
 		};

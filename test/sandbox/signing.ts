@@ -5,17 +5,23 @@ export function newSigningSecret(): string {
 	return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** The key bytes of a secret: base64-decoded after the `whsec_` prefix. */
+/** The key bytes of a secret: 64 hex characters (the alt dialect), else base64 after the `whsec_` prefix. */
 export function secretKey(secret: string): Buffer {
+	if (/^[0-9a-f]{64}$/.test(secret)) return Buffer.from(secret, 'hex');
 	return Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 }
 
-/** `Service-Signature` value: t in unix seconds, v1 lower-case hex HMAC-SHA256 over `t.body`. */
-export function signatureHeader(secret: string, timestampSeconds: number, rawBody: string | Buffer): string {
+/** `Service-Signature` value: t in unix seconds, v1 the HMAC-SHA256 over `t.body` (lower-case hex by default). */
+export function signatureHeader(
+	secret: string,
+	timestampSeconds: number,
+	rawBody: string | Buffer,
+	encoding: 'hex' | 'base64' = 'hex',
+): string {
 	const v1 = createHmac('sha256', secretKey(secret))
 		.update(`${timestampSeconds}.`)
 		.update(rawBody)
-		.digest('hex');
+		.digest(encoding);
 	return `t=${timestampSeconds},v1=${v1}`;
 }
 

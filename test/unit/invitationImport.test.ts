@@ -111,8 +111,8 @@ describe('matchImportAnswer', () => {
 			refused: 1,
 		};
 		expect(matchImportAnswer(answer, 2)).toEqual([
-			{ row: 1, ok: true, check: 'Sent.', invitation_id: 'INV-1', data: { company_name: 'A' } },
-			{ row: 2, ok: false, check: 'Refused.', data: { company_name: 'B' } },
+			{ row: 1, ok: true, check: 'Sent.', invitation_id: 'INV-1', data: { company_name: 'A' }, said: answer.rows[1] },
+			{ row: 2, ok: false, check: 'Refused.', data: { company_name: 'B' }, said: answer.rows[0] },
 		]);
 	});
 
@@ -147,7 +147,7 @@ describe('matchImportAnswer', () => {
 	it.each([
 		[{}, 'The Service\'s answer to the import has no list of rows, so the result of each row is unknown.'],
 		[null, 'The Service\'s answer to the import has no list of rows, so the result of each row is unknown.'],
-		[{ rows: [{ row: '1', ok: true }] }, 'The Service answered a row the node cannot read: {"row":"1","ok":true}.'],
+		[{ rows: [{ row: 'first', ok: true }] }, 'The Service answered a row the node cannot read: {"row":"first","ok":true}.'],
 		[{ rows: [{ row: 1 }] }, 'The Service answered a row the node cannot read: {"row":1}.'],
 		[{ rows: [{ row: 0, ok: true }] }, 'The Service answered a row the node cannot read: {"row":0,"ok":true}.'],
 		[{ rows: [row(1), row(1)] }, 'The Service answered row 1 twice.'],

@@ -58,7 +58,9 @@ describe('Service errors in words', () => {
 		expect(describeServiceError(422, { error: { message: 'bad email' } }).message).toBe(
 			'The Service refused the request (422): bad email',
 		);
-		expect(describeServiceError(400, 'not json').message).toBe('The Service refused the request (400)');
+		// Plain text is the Service's words too; markup is not.
+		expect(describeServiceError(400, 'not json').message).toBe('The Service refused the request (400): not json');
+		expect(describeServiceError(400, '<html>oops</html>').message).toBe('The Service refused the request (400)');
 	});
 });
 
@@ -105,7 +107,8 @@ describe('credential settings', () => {
 				cursorParameter: 'cursor',
 				pageSize: undefined,
 				secretEncoding: 'base64',
-				signatureEncoding: 'hex',
+				signatureEncoding: 'auto',
+				jsonFormat: 'json',
 				webhookSigningSecret: undefined,
 				requestTimeoutMs: 60_000,
 				maxResponseBytes: 64 * 1024 * 1024,

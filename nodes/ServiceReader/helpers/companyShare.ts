@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { discardBody } from '../../shared/transport/body';
 import { readErrorBody } from '../../shared/transport/errors';
 import type { ServiceAnswer, ServiceCall } from '../../shared/transport/serviceRequest';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
@@ -12,10 +13,11 @@ export interface CompanyCallOptions {
 	/** Extra identifiers for the `{ ke, shared: false }` item, e.g. pack_id. */
 	identifiers?: IDataObject;
 	/**
-	 * Words for a 404 that means something else than "does not share" (e.g. no such audit pack),
-	 * decided from the error code; undefined keeps the spec's meaning.
+	 * For routes that can also answer 404 for another reason (no such audit pack): the words for
+	 * it. A 404 that does not itself say "not shared" is then settled by asking the company's record
+	 * route (one extra request, only on a 404), never guessed from an error code the spec does not show.
 	 */
-	otherNotFound?: (code: string | undefined, said: string) => { message: string; description: string } | undefined;
+	notFoundElse?: { message: string; description: string };
 }
 
 /**
@@ -36,11 +38,11 @@ export async function companyRequest(
 
 	const { code, message } = readErrorBody(answer.body);
 	const said = message ? ` The Service said: "${message}"` : '';
-	const other = options.otherNotFound?.(code, said);
-	if (other) {
+	const other = options.notFoundElse;
+	if (other && !/shar/i.test(`${code ?? ''} ${message ?? ''}`) && (await stillShares.call(this, options.ke, itemIndex))) {
 		throw new NodeApiError(this.getNode(), { status: 404, code: code ?? null } as JsonObject, {
 			message: other.message,
-			description: `${other.description} (${call.method} ${call.path})`,
+			description: `${other.description} The company still shares with you.${said} (${call.method} ${call.path})`,
 			httpCode: '404',
 			itemIndex,
 		});
@@ -57,4 +59,15 @@ export async function companyRequest(
 		httpCode: '404',
 		itemIndex,
 	});
+}
+
+/** Whether the company's record route still answers for `ke`: the one route whose 404 means only "not shared". */
+async function stillShares(this: IExecuteFunctions, ke: string, itemIndex: number): Promise<boolean> {
+	const answer = await serviceRequest.call(
+		this,
+		{ method: 'GET', path: `/v1/reader/exports/records/${encodeURIComponent(ke)}`, response: 'stream' },
+		{ itemIndex, allowStatuses: [404] },
+	);
+	discardBody(answer.body);
+	return answer.statusCode !== 404;
 }

@@ -6,6 +6,8 @@
  */
 import { parse } from 'csv-parse/sync';
 
+import { findId, findList, findText, isRecord, sampleOf } from '../../shared/answerShape';
+
 export const IMPORT_COLUMNS = ['company_name', 'registration_number', 'work_email', 'reader_reference'] as const;
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 export type ImportRow = Record<ImportColumn, string>;
@@ -100,6 +102,35 @@ export interface ImportAnswerRow {
 	check: string;
 	invitation_id?: string;
 	data?: Record<string, unknown>;
+	/** Every field the Service sent for the row. */
+	said: Record<string, unknown>;
+}
+
+/** Where the Service may put each part of a row's answer (README, Assumptions: Invitation import). */
+const ROW_NUMBER = ['row', 'row_number', 'rowNumber', 'line', 'line_number'];
+const ROW_OK = ['ok', 'accepted', 'valid', 'success'];
+const ROW_STATUS = ['status', 'result', 'outcome'];
+const ROW_REASON = ['check', 'reason', 'message', 'problem', 'error', 'detail', 'details', 'explanation', 'note'];
+const ROW_INVITATION = ['invitation_id', 'invitationId', 'invitation'];
+const ACCEPTED = /^(ok|accepted|invited|sent|created|valid|success)$/i;
+const REFUSED = /^(refused|rejected|invalid|error|failed|declined|skipped)$/i;
+
+function rowOk(record: Record<string, unknown>): boolean | undefined {
+	for (const name of ROW_OK) if (typeof record[name] === 'boolean') return record[name] as boolean;
+	for (const name of ROW_STATUS) {
+		const value = record[name];
+		if (typeof value === 'string' && ACCEPTED.test(value.trim())) return true;
+		if (typeof value === 'string' && REFUSED.test(value.trim())) return false;
+	}
+	return undefined;
+}
+
+function rowNumber(record: Record<string, unknown>): number | undefined {
+	for (const name of ROW_NUMBER) {
+		const value = typeof record[name] === 'string' ? Number(record[name]) : record[name];
+		if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return value;
+	}
+	return undefined;
 }
 
 export class ImportAnswerError extends Error {
@@ -117,26 +148,32 @@ export class ImportAnswerError extends Error {
  * a row sent got no answer, so a refused or lost row is never dropped silently.
  */
 export function matchImportAnswer(body: unknown, sent: number, countIsLowerBound = false): ImportAnswerRow[] {
-	const list = (body as { rows?: unknown } | null)?.rows;
-	if (!Array.isArray(list)) {
-		throw new ImportAnswerError('The Service\'s answer to the import has no list of rows, so the result of each row is unknown.');
+	const list = findList(body, ['rows', 'results', 'checks', 'items', 'data']);
+	if (!list) {
+		throw new ImportAnswerError(
+			`The Service's answer to the import has no list of rows, so the result of each row is unknown. It sent: ${sampleOf(body)}`,
+		);
 	}
 	const byRow = new Map<number, ImportAnswerRow>();
-	for (const entry of list) {
-		const candidate = entry as Partial<ImportAnswerRow> | null;
-		const row = candidate?.row;
-		if (typeof row !== 'number' || !Number.isInteger(row) || row < 1 || typeof candidate?.ok !== 'boolean') {
-			throw new ImportAnswerError(`The Service answered a row the node cannot read: ${JSON.stringify(entry)}.`);
+	list.forEach((entry, index) => {
+		if (!isRecord(entry)) throw new ImportAnswerError(`The Service answered a row the node cannot read: ${sampleOf(entry)}.`);
+		// Without a row number, the answers are taken to be in the order the rows were sent.
+		const row = rowNumber(entry) ?? (ROW_NUMBER.some((name) => name in entry) ? undefined : index + 1);
+		const ok = rowOk(entry);
+		if (row === undefined || ok === undefined) {
+			throw new ImportAnswerError(`The Service answered a row the node cannot read: ${sampleOf(entry)}.`);
 		}
 		if (byRow.has(row)) throw new ImportAnswerError(`The Service answered row ${row} twice.`);
+		const invitationId = findId(entry, ok ? [...ROW_INVITATION, 'id'] : ROW_INVITATION);
 		byRow.set(row, {
 			row,
-			ok: candidate.ok,
-			check: typeof candidate.check === 'string' ? candidate.check : '',
-			...(typeof candidate.invitation_id === 'string' ? { invitation_id: candidate.invitation_id } : {}),
-			...(candidate.data && typeof candidate.data === 'object' ? { data: candidate.data } : {}),
+			ok,
+			check: findText(entry, ROW_REASON, [...ROW_NUMBER, ...ROW_STATUS, ...ROW_INVITATION, 'id', 'ok', 'data']) ?? '',
+			...(invitationId !== undefined ? { invitation_id: invitationId } : {}),
+			...(isRecord(entry.data) ? { data: entry.data } : {}),
+			said: entry,
 		});
-	}
+	});
 	// A loop, not Math.max(...rows): spreading hundreds of thousands of rows overflows the stack.
 	let highest = sent;
 	for (const row of byRow.keys()) if (row > highest) highest = row;

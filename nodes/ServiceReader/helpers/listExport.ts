@@ -23,7 +23,7 @@ export async function listExport(
 	const paging: PagingOptions = {
 		cursorParameter: settings.cursorParameter,
 		pageSize: settings.pageSize,
-		query: parameters.query,
+		query: parameters.query.format === 'json' ? { ...parameters.query, format: settings.jsonFormat } : parameters.query,
 		maxPages: settings.maxPages,
 	};
 	if (parameters.format === 'csv' && parameters.output === 'file') {

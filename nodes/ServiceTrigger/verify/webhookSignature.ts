@@ -9,7 +9,7 @@ import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 /** Spec section 8: a timestamp more than this far from the receiver's clock is refused. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export type SignatureEncoding = 'hex' | 'base64';
+export type SignatureEncoding = 'auto' | 'hex' | 'base64';
 
 export interface SignatureHeaderParts {
 	/** Every `t` value, as sent (more than one makes the header ambiguous). */
@@ -64,8 +64,10 @@ const BASE64_SHA256 = /^(?:[A-Za-z0-9+/]{43}|[A-Za-z0-9_-]{43})=?$/;
 
 /** The signature bytes of one `v1` value, or undefined when it is not a well-formed SHA-256 digest. */
 function decodeSignature(value: string, encoding: SignatureEncoding): Buffer | undefined {
-	if (encoding === 'hex') return HEX_SHA256.test(value) ? Buffer.from(value, 'hex') : undefined;
-	return BASE64_SHA256.test(value) ? Buffer.from(value, 'base64') : undefined;
+	// The two forms cannot be confused: a SHA-256 is 64 characters in hex, 43 or 44 in base64.
+	if (encoding !== 'base64' && HEX_SHA256.test(value)) return Buffer.from(value, 'hex');
+	if (encoding !== 'hex' && BASE64_SHA256.test(value)) return Buffer.from(value, 'base64');
+	return undefined;
 }
 
 /**

@@ -2,6 +2,7 @@
  * Turns a Service error answer into words for the user. Pure: no n8n types.
  * Error bodies are assumed to be {"error": {"code", "message"}} (README, Assumptions).
  */
+import { findId, isRecord } from '../answerShape';
 
 export interface ServiceErrorWords {
 	message: string;
@@ -9,27 +10,28 @@ export interface ServiceErrorWords {
 	code?: string;
 }
 
-/** Reads `{error: {code, message}}` (or `{message}`) from a parsed or raw error body. */
+/**
+ * The code and message of an error body: `{error: {code, message}}`, or the same under other
+ * conventional names (`{errors: [...]}`, `{error, error_description}`, `{code, detail}`,
+ * `{title, detail}`, `{error_code, error_message}`), or plain text. Markup is not words.
+ */
 export function readErrorBody(body: unknown): { code?: string; message?: string } {
 	let value = body;
 	if (typeof value === 'string' || Buffer.isBuffer(value)) {
-		const text = value.toString();
+		const text = value.toString().trim();
 		try {
 			value = JSON.parse(text);
 		} catch {
-			return {};
+			return text === '' || text.startsWith('<') ? {} : { message: text.length > 500 ? `${text.slice(0, 500)}…` : text };
 		}
 	}
-	if (value === null || typeof value !== 'object') return {};
-	const record = value as Record<string, unknown>;
-	const inner = (typeof record.error === 'object' && record.error !== null ? record.error : record) as Record<
-		string,
-		unknown
-	>;
-	return {
-		code: typeof inner.code === 'string' ? inner.code : undefined,
-		message: typeof inner.message === 'string' ? inner.message : undefined,
-	};
+	if (!isRecord(value)) return {};
+	const nested = isRecord(value.error) ? value.error : Array.isArray(value.errors) && isRecord(value.errors[0]) ? value.errors[0] : undefined;
+	const inner = nested ?? value;
+	const code = findId(inner, ['code', 'error_code', 'errorCode']) ?? (typeof value.error === 'string' ? value.error : undefined);
+	const message = findId(inner, ['message', 'error_message', 'errorMessage', 'detail', 'error_description', 'description', 'title']) ??
+		findId(value, ['message', 'error_description', 'detail']);
+	return { code, message };
 }
 
 /** Words for a failed answer. `attempts` is how many tries were made (for 429 and 5xx). */

@@ -10,7 +10,10 @@ export interface ServiceSettings {
 	/** Sent only when both name and size are set. */
 	pageSize?: { parameter: string; size: number };
 	secretEncoding: 'base64' | 'hex' | 'raw';
-	signatureEncoding: 'hex' | 'base64';
+	/** `auto`: told apart by length (64 hex characters against 43 or 44 base64 ones). */
+	signatureEncoding: 'auto' | 'hex' | 'base64';
+	/** The `format` value asking for JSON (the spec shows only `csv`). */
+	jsonFormat: string;
 	/** Signing secret of an endpoint created outside n8n; takes precedence over a stored one. */
 	webhookSigningSecret?: string;
 	/** Longest wait for a connection, an answer, or the next bytes of a body. */
@@ -59,7 +62,8 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 				? { parameter: pageSizeParameter, size }
 				: undefined,
 		secretEncoding: (['base64', 'hex', 'raw'] as const).find((e) => e === advanced.secretEncoding) ?? 'base64',
-		signatureEncoding: (['hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'hex',
+		signatureEncoding: (['auto', 'hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'auto',
+		jsonFormat: text(advanced.jsonFormat) || 'json',
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),
 		maxResponseBytes: Math.round(positive(advanced.maxResponseSize, DEFAULT_LIMITS.maxResponseMiB) * 1024 * 1024),

@@ -86,11 +86,15 @@ describe('Audit Pack > Get', () => {
 		const error = result.error(READER)!;
 		expect(error.message).toBe('The Service has no audit pack AP-9999-9 for company KE-1001 (404)');
 		expect(error.description).toBe(
-			'Take the pack_id from the decisions export (Decision > Get Many). The Service said: '
+			'Take the pack_id from the decisions export (Decision > Get Many). The company still shares with you. The Service said: '
 				+ '"No audit pack AP-9999-9 for company KE-1001: take pack_id from the decisions export." '
 				+ '(GET /v1/reader/exports/audit-packs/KE-1001/AP-9999-9)',
 		);
-		expect(sandbox.control.requests().map((r) => r.status)).toEqual([404]);
+		// The 404's code does not say "not shared", so the record route settled it: the company still shares.
+		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
+			['/v1/reader/exports/audit-packs/KE-1001/AP-9999-9', 404],
+			['/v1/reader/exports/records/KE-1001', 200],
+		]);
 	});
 
 	it('share revoked between two items: first pack downloaded, second { ke, pack_id, shared: false }', async () => {

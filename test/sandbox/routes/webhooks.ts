@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Route } from '../context';
 import { catalogueResponse } from '../events';
 import { HttpError, jsonObject, sendJson } from '../http';
-import { newSigningSecret } from '../signing';
+import { defaultDialect, type Dialect } from '../dialect';
 import type { WebhookEndpoint } from '../types';
 
 /** Checks a webhook target: an absolute https URL. Returns the problem in plain words, if any. */
@@ -21,8 +21,8 @@ export function targetUrlProblem(value: unknown): string | undefined {
 	return undefined;
 }
 
-export function newEndpoint(url: string, createdAt: string): WebhookEndpoint {
-	return { id: `we_${randomBytes(8).toString('hex')}`, url, secret: newSigningSecret(), created_at: createdAt };
+export function newEndpoint(url: string, createdAt: string, dialect: Dialect = defaultDialect): WebhookEndpoint {
+	return { id: `we_${randomBytes(8).toString('hex')}`, url, secret: dialect.newSecret(), created_at: createdAt };
 }
 
 export const webhookRoutes: Route[] = [
@@ -40,7 +40,7 @@ export const webhookRoutes: Route[] = [
 			const body = jsonObject(ctx.body);
 			const problem = targetUrlProblem(body.url);
 			if (problem) throw new HttpError(400, 'invalid_url', problem);
-			const endpoint = newEndpoint(body.url as string, ctx.sandbox.state.nowIso());
+			const endpoint = newEndpoint(body.url as string, ctx.sandbox.state.nowIso(), ctx.sandbox.dialect);
 			ctx.reader.endpoints.push(endpoint);
 			// The secret is shown here only; listings never repeat it.
 			sendJson(ctx.res, 201, endpoint);

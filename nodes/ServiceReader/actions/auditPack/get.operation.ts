@@ -51,15 +51,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{
 			ke,
 			identifiers: { pack_id: packId },
-			// README, Assumptions: a 404 coded other than not_shared on this route means no such pack,
-			// which must not be mistaken for an ended share (a sync workflow would drop its copies).
-			otherNotFound: (code, said) =>
-				code !== undefined && code !== 'not_shared'
-					? {
-							message: `The Service has no audit pack ${packId} for company ${ke} (404)`,
-							description: `Take the pack_id from the decisions export (Decision > Get Many).${said}`,
-						}
-					: undefined,
+			notFoundElse: {
+				message: `The Service has no audit pack ${packId} for company ${ke} (404)`,
+				description: 'Take the pack_id from the decisions export (Decision > Get Many).',
+			},
 		},
 	);
 	if (!result.shared) return [result.item];

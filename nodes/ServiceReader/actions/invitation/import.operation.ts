@@ -108,6 +108,8 @@ export const description: INodeProperties[] = [
 /** One output item per row: the Service's check in words, the invitation id when accepted, and the row's data. */
 function rowJson(answer: ImportAnswerRow, sent: Record<string, string> | undefined): IDataObject {
 	return {
+		// Every field the Service sent for the row, with the node's own beside them.
+		...(answer.said as IDataObject),
 		row: answer.row,
 		ok: answer.ok,
 		check: answer.check,

@@ -1,0 +1,131 @@
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { READER, readerWorkflow, runWorkflow } from '../harness';
+import { fileItem } from './reader/helpers';
+import { startTriggerSetup, type TriggerSetup } from './trigger/setup';
+
+// Both nodes against a Service that chose differently wherever the spec says "not shown" (the
+// sandbox's alt dialect): other names for lists, row reasons, catalogue entries, created endpoints
+// and errors; other cursor, page-size and format parameters; a hex secret and base64 signatures.
+// What can be found by name or shape works as it is; the rest needs the credential's overrides.
+let setup: TriggerSetup;
+
+beforeAll(async () => {
+	// 86400: a delivery to an address nobody serves gives up within seconds, not 24 hours.
+	setup = await startTriggerSetup({ sandbox: { dialect: 'alt', pageSize: 4, timeScale: 86_400 } });
+});
+
+afterAll(async () => {
+	await setup.close();
+});
+
+beforeEach(() => setup.sandbox.control.clearRequests());
+
+const overrides = { cursorParameter: 'after', pageSizeParameter: 'limit', pageSize: 3, jsonFormat: 'application/json', secretEncoding: 'hex' };
+const credentials = (advanced: IDataObject = overrides) => ({
+	serviceApi: { baseUrl: setup.sandbox.baseUrl, accessToken: setup.sandbox.tokens.reader, advanced },
+});
+const run = async (parameters: INodeParameters, options: { advanced?: IDataObject; inputItems?: INodeExecutionData[] } = {}) =>
+	await runWorkflow(readerWorkflow(parameters), { credentials: credentials(options.advanced), inputItems: options.inputItems });
+
+describe('Service Reader on the alt dialect', () => {
+	test('Invitation Import: refused rows carry the Service\'s own reason, and every field it sent', async () => {
+		const csv = 'company_name,registration_number,work_email,reader_reference\r\nGood Alt Ltd,GB80000001,buyer@goodalt.example,A1\r\nBad Alt Ltd,GB80000002,not-an-email,A2\r\n';
+		const result = await run({ resource: 'invitation', operation: 'import', source: 'binaryFile' }, {
+			inputItems: [fileItem(Buffer.from(csv), 'invitations.csv', 'text/csv')],
+		});
+
+		expect(result.error(READER)).toBeUndefined();
+		const [accepted, refused] = result.output(READER).map((item) => item.json);
+		expect(accepted).toMatchObject({ row: 1, ok: true, line: 1, status: 'accepted', check: 'Invitation sent to buyer@goodalt.example.' });
+		expect(accepted.invitation_id).toEqual(accepted.invitationId);
+		expect(refused).toMatchObject({
+			row: 2,
+			ok: false,
+			line: 2,
+			status: 'rejected',
+			reason: 'The work email "not-an-email" is not a valid email address: check it for typos.',
+			check: 'The work email "not-an-email" is not a valid email address: check it for typos.',
+		});
+	});
+
+	test('Webhook Get Catalogue reads the list under its own name, with the entries whole', async () => {
+		const result = await run({ resource: 'webhook', operation: 'getCatalogue' });
+
+		expect(result.error(READER)).toBeUndefined();
+		const entries = result.output(READER).map((item) => item.json);
+		expect(entries.map((entry) => entry.type)).toContain('ledger_low');
+		expect(entries[0]).toEqual({ type: expect.any(String), summary: expect.any(String), example: expect.any(Object) });
+	});
+
+	test('Audit Pack Get: a 404 whose words never say "share" is settled by the record route', async () => {
+		const ended = await run({ resource: 'auditPack', operation: 'get', ke: 'KE-1012', packId: 'AP-1012-1', options: { whenNotShared: 'outputItem' } });
+		expect(ended.output(READER).map((item) => item.json)).toEqual([{ ke: 'KE-1012', pack_id: 'AP-1012-1', shared: false }]);
+		expect(setup.sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
+			['/v1/reader/exports/audit-packs/KE-1012/AP-1012-1', 404],
+			['/v1/reader/exports/records/KE-1012', 404],
+		]);
+
+		const missing = await run({ resource: 'auditPack', operation: 'get', ke: 'KE-1001', packId: 'AP-9999-9', options: { whenNotShared: 'outputItem' } });
+		expect(missing.error(READER)?.message).toBe('The Service has no audit pack AP-9999-9 for company KE-1001 (404)');
+		expect(missing.error(READER)?.description).toContain('The Service said: "No audit pack AP-9999-9 for company KE-1001');
+	});
+
+	test('exports page with the overridden cursor, page-size and format parameters', async () => {
+		const portfolio = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true });
+		const invitations = await run({ resource: 'invitation', operation: 'getAll', returnAll: true, format: 'json' });
+
+		expect(portfolio.error(READER)).toBeUndefined();
+		const shared = setup.sandbox.control.shares().filter((share) => share.state === 'shared');
+		expect(portfolio.output(READER).map((item) => item.json.ke).sort()).toEqual(shared.map((share) => share.ke).sort());
+		const pages = setup.sandbox.control.requests({ path: '/v1/reader/exports/portfolio' });
+		expect(pages.length).toBeGreaterThan(1);
+		expect(pages.slice(1).every((page) => typeof page.query.after === 'string' && page.query.limit === '3')).toBe(true);
+		expect(invitations.error(READER)).toBeUndefined();
+		expect(invitations.output(READER).map((item) => item.json.invitation_id).sort()).toEqual(
+			setup.sandbox.control.invitations().map((invitation) => invitation.id).sort(),
+		);
+		expect(setup.sandbox.control.requests({ path: '/v1/reader/exports/invitations' })[0].query.format).toBe('application/json');
+	});
+
+	test('without the overrides, the node says what to set instead of paging for ever or guessing', async () => {
+		const portfolio = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true }, { advanced: {} });
+		expect(portfolio.error(READER)?.description).toContain('check Cursor Parameter under Advanced in the Service API credential');
+
+		const invitations = await run({ resource: 'invitation', operation: 'getAll', returnAll: true, format: 'json' }, { advanced: {} });
+		expect(invitations.error(READER)?.message).toBe('The Service refused the request (400): format must be csv or json; got "unknown:json".');
+		expect(invitations.error(READER)?.description).toContain('Page 1 of the');
+	});
+
+	test('Webhook Create Endpoint finds the one-time secret wherever the answer holds it', async () => {
+		const result = await run({ resource: 'webhook', operation: 'createEndpoint', url: 'https://hooks.buyer.example/alt' });
+
+		const [item] = result.output(READER).map((entry) => entry.json);
+		expect(item.webhook).toMatchObject({ target: 'https://hooks.buyer.example/alt', secret_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
+		expect(item.secret_notice).toEqual(expect.any(String));
+		setup.sandbox.control.removeWebhookEndpoint((item.webhook as IDataObject).uuid as string);
+	});
+});
+
+describe('Service Trigger on the alt dialect', () => {
+	test('lists the Service\'s own catalogue, registers, verifies a hex-secret base64-signed delivery, and deletes its endpoint', async () => {
+		setup.harness = setup.newHarness({ credentials: credentials({ secretEncoding: 'hex' }) });
+		const events = await setup.harness.loadOptions('getEvents');
+		expect(events.map((event) => event.value)).toContain('ledger_low');
+
+		await setup.harness.activate();
+		const mine = () => setup.sandbox.control.webhookEndpoints().filter((endpoint) => endpoint.url === setup.harness.webhookUrl());
+		expect(mine()).toHaveLength(1);
+		// The activation check reads the Service's listing under its own names.
+		expect(await setup.harness.runHook('checkExists')).toBe(true);
+
+		const alert = setup.sandbox.control.emit('share_revoked', { organisation: 'KE-1001' });
+		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
+		expect(delivery.attempts.map((attempt) => attempt.status)).toEqual([200]);
+		await setup.receiver.drained();
+		expect(setup.receiver.executions.flatMap((execution) => execution.items.map((item) => item.json.alert_id))).toContain(alert.alertId);
+
+		await setup.harness.deactivate();
+		expect(mine()).toEqual([]);
+	});
+});

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Where the spec says "not shown", the sandbox has to choose; a dialect is one set of choices.
+ * `default` is what the README's Assumptions table describes; `alt` chooses differently in every
+ * such place, as an independently written Service might, so tests can tell a node that reads what
+ * the Service said from one that only matches the sandbox's own guesses.
+ */
+export type DialectName = 'default' | 'alt';
+
+export interface Dialect {
+	name: DialectName;
+	/** Query parameter names the Service reads for the cursor and the page size. */
+	cursorParameter: string;
+	pageSizeParameter: string;
+	/** The `format` value that asks for JSON. */
+	jsonFormat: string;
+	/** A new signing secret, and the HMAC key bytes of one. */
+	newSecret(): string;
+	signatureEncoding: 'hex' | 'base64';
+	/** The body of an error answer. */
+	errorBody(status: number, code: string, message: string): unknown;
+	/** A successful JSON answer of `method path`, as this dialect words it. */
+	answer(method: string, path: string, body: unknown): unknown;
+}
+
+export const defaultDialect: Dialect = {
+	name: 'default',
+	cursorParameter: 'cursor',
+	pageSizeParameter: 'page_size',
+	jsonFormat: 'json',
+	newSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
+	signatureEncoding: 'hex',
+	errorBody: (_status, code, message) => ({ error: { code, message } }),
+	answer: (_method, _path, body) => body,
+};
+
+type Fields = Record<string, unknown>;
+const isFields = (value: unknown): value is Fields => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+export const altDialect: Dialect = {
+	name: 'alt',
+	cursorParameter: 'after',
+	pageSizeParameter: 'limit',
+	jsonFormat: 'application/json',
+	// 32 key bytes as 64 hex characters, no prefix: also valid base64, so only the credential can say which.
+	newSecret: () => randomBytes(32).toString('hex'),
+	signatureEncoding: 'base64',
+	errorBody(_status, code, message) {
+		// A share that ended is "gone" here, in words that never say "share".
+		if (code === 'not_shared') {
+			const ke = /Company (\S+)/.exec(message)?.[1] ?? 'this company';
+			return { errors: [{ code: 'gone', message: `Access to company ${ke} has been withdrawn by the company.` }] };
+		}
+		return { errors: [{ code: code === 'not_found' ? 'resource_missing' : code, message }] };
+	},
+	answer(method, path, body) {
+		if (!isFields(body)) return body;
+		if (path === '/v1/reader/webhooks/catalogue') {
+			const entries = (body.data as Fields[]).map((entry) => ({ type: entry.event_type, summary: entry.description, example: entry.sample }));
+			// One event the spec does not name, as the catalogue route may list (spec section 6).
+			entries.push({ type: 'ledger_low', summary: 'A minor change on the company register', example: {} });
+			return { event_catalogue: entries };
+		}
+		if (path === '/v1/reader/webhooks' && method === 'POST') {
+			return { webhook: { uuid: body.id, target: body.url, secret_key: body.secret, createdAt: body.created_at } };
+		}
+		if (path === '/v1/reader/webhooks' && method === 'GET') {
+			return { results: (body.data as Fields[]).map((entry) => ({ uuid: entry.id, target: entry.url, createdAt: entry.created_at })) };
+		}
+		if (path === '/v1/reader/invitations/imports') {
+			return {
+				results: (body.rows as Fields[]).map((row) => ({
+					line: row.row,
+					status: row.ok ? 'accepted' : 'rejected',
+					reason: row.check,
+					...(row.invitation_id ? { invitationId: row.invitation_id } : {}),
+					submitted: row.data,
+				})),
+				summary: { accepted: body.accepted, rejected: body.refused },
+			};
+		}
+		if (Array.isArray(body.data) && Object.keys(body).length === 1) return { results: body.data };
+		return body;
+	},
+};
+
+export function dialectNamed(name: DialectName | undefined): Dialect {
+	return name === 'alt' ? altDialect : defaultDialect;
+}
+
+/** The query as the default-dialect routes read it: this dialect's parameter names mapped back. */
+export function canonicalQuery(dialect: Dialect, url: URL): URL {
+	if (dialect.name === 'default') return url;
+	const canonical = new URL(url.toString());
+	// A parameter this dialect does not read is ignored, as a Service ignores unknown parameters.
+	canonical.searchParams.delete('cursor');
+	canonical.searchParams.delete('page_size');
+	const cursor = url.searchParams.get(dialect.cursorParameter);
+	const size = url.searchParams.get(dialect.pageSizeParameter);
+	canonical.searchParams.delete(dialect.cursorParameter);
+	canonical.searchParams.delete(dialect.pageSizeParameter);
+	if (cursor !== null) canonical.searchParams.set('cursor', cursor);
+	if (size !== null) canonical.searchParams.set('page_size', size);
+	const format = url.searchParams.get('format');
+	if (format !== null && format !== 'csv') canonical.searchParams.set('format', format === dialect.jsonFormat ? 'json' : `unknown:${format}`);
+	return canonical;
+}
