@@ -9,6 +9,7 @@ import { startSandbox } from '../test/sandbox';
 import { startN8n, type N8n } from '../test/e2e/n8n';
 import { waitFor } from '../test/e2e/wait-for';
 import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
+import { cpuMs, n8nPid } from './cpu';
 import { buildDeliveries } from './deliveries';
 import { median, percentile, ratio } from './stats';
 import {
@@ -80,6 +81,8 @@ export interface TriggerResult {
 	p99RatioNoMemory: number;
 	/** Both Service Trigger variants: every forged delivery refused, one execution per valid one. */
 	accountedFor: boolean;
+	/** n8n's CPU per delivery to the Service Trigger (as added), each kind on its own, idle CPU taken out. */
+	cpu?: { acceptedMs: number; refusedMs: number; refusedBeforeSecretMs: number; refusedRatio: number; deliveries: number };
 	stockAccountedFor: boolean;
 }
 
@@ -169,6 +172,9 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			}
 		}
 
+		const cpu = await measureCpu(n8n, targets[0], keyFor(targets[0]), options, run);
+		options.log(`  cpu per delivery: accepted ${cpu.acceptedMs.toFixed(2)} ms, refused ${cpu.refusedMs.toFixed(2)} ms (ratio ${cpu.refusedRatio.toFixed(3)}), refused from the header alone ${cpu.refusedBeforeSecretMs.toFixed(2)} ms`);
+
 		const variants = {} as Record<Key, TriggerVariant>;
 		const sent = Date.now();
 		for (const t of targets) {
@@ -215,11 +221,62 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			// The target concerns the Service Trigger; the stock node's accounting is reported alongside.
 			accountedFor: accounted(variants.trigger) && accounted(variants.triggerNoMemory),
 			stockAccountedFor: accounted(variants.stock),
+			cpu,
 		};
 	} finally {
 		await n8n?.stop();
 		await sandbox.close();
 	}
+}
+
+/**
+ * n8n's CPU per accepted delivery (its execution included) and per refused one, each measured over
+ * a round of that kind alone at the bench's concurrency, after n8n has gone quiet, with n8n's idle
+ * CPU over the same time taken out.
+ */
+async function measureCpu(
+	n8n: N8n,
+	t: Target,
+	key: Buffer,
+	options: TriggerOptions,
+	run: (t: Target, valid: number, label: string, keep: boolean) => Promise<TriggerRound>,
+): Promise<NonNullable<TriggerResult['cpu']>> {
+	const pid = n8nPid(n8n.port);
+	const count = Math.min(options.deliveries, 500);
+	const quiet = async () => {
+		const executions = await countExecutions(n8n, t.workflowId, t.expected);
+		return executions.count;
+	};
+	const idleMsPerMs = async () => {
+		const [start, at] = [cpuMs(pid), Date.now()];
+		await new Promise((resolve) => setTimeout(resolve, 3_000));
+		return (cpuMs(pid) - start) / (Date.now() - at);
+	};
+	const measure = async (send: () => Promise<void>) => {
+		await quiet();
+		const idle = await idleMsPerMs();
+		const [start, at] = [cpuMs(pid), Date.now()];
+		await send();
+		await quiet();
+		return (cpuMs(pid) - start - idle * (Date.now() - at)) / count;
+	};
+	const forged = (kinds: string[]) =>
+		buildDeliveries(count * 5, 1, key, `cpu_${kinds.join('_').replace(/ /g, '')}`)
+			.filter((delivery) => delivery.forgery && kinds.includes(delivery.forgery))
+			.slice(0, count);
+	const sendForged = async (kinds: string[]) => {
+		const result = await sendDeliveries(t.url, n8n.ca, forged(kinds), options.concurrency);
+		const refused = result.outcomes.filter((outcome) => outcome.status === 401).length;
+		if (refused !== result.outcomes.length) throw new Error(`cpu round: ${refused} of ${result.outcomes.length} forged deliveries refused`);
+	};
+	const acceptedMs = await measure(async () => {
+		await run({ ...t, rounds: [] } as Target, count, 'cpu', false).then(() => undefined);
+	});
+	// After `run` counted them into a copy: the copy's expected executions go to the real tally.
+	t.expected += count;
+	const refusedMs = await measure(() => sendForged(['wrong secret', 'body changed after signing', 'corrupted v1']));
+	const refusedBeforeSecretMs = await measure(() => sendForged(['stale timestamp', 'no signature']));
+	return { acceptedMs, refusedMs, refusedBeforeSecretMs, refusedRatio: refusedMs / acceptedMs, deliveries: count };
 }
 
 /** Forged deliveries that got no answer at all (neither refused nor accepted). */
