@@ -1,10 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
+import { selfSignedCertificate, type TlsMaterial } from '../tls/certificates';
 import { retryOffsetsSeconds, startSandbox, type Sandbox } from './index';
 import { SandboxClient } from './testClient';
 import { startReceiver, type ReceivedDelivery, type TestReceiver } from './testReceiver';
@@ -274,21 +271,11 @@ describe('retries', () => {
 });
 
 describe('TLS towards receivers', () => {
-	let dir: string;
-	let selfSigned: { key: string; cert: string; ca: string };
+	let selfSigned: TlsMaterial;
 
-	beforeAll(() => {
-		dir = mkdtempSync(join(tmpdir(), 'sandbox-receiver-'));
-		execFileSync('openssl', [
-			'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-			'-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=other-ca receiver',
-			'-addext', 'subjectAltName=IP:127.0.0.1',
-		], { stdio: 'ignore' });
-		const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-		selfSigned = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert, ca: cert };
+	beforeAll(async () => {
+		selfSigned = await selfSignedCertificate('other-ca receiver');
 	});
-
-	afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 	it('refuses a receiver whose certificate it does not trust, and delivers once that CA is in trustedCas', async () => {
 		const foreign = await startReceiver(selfSigned);
