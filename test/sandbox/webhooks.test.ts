@@ -2,9 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:net';
 
 import { selfSignedCertificate, type TlsMaterial } from '../tls/certificates';
-import { retryOffsetsSeconds, startSandbox, type Sandbox } from './index';
-import { SandboxClient } from './testClient';
+import { retryOffsetsSeconds, startSandbox } from './index';
 import { startReceiver, type ReceivedDelivery, type TestReceiver } from './testReceiver';
+import { useSandboxWithClient } from './useSandbox';
 
 /**
  * Independent check written from spec section 5 (and the README's encodings), not from the sandbox code:
@@ -30,23 +30,18 @@ function checkSignature(header: string | undefined, rawBody: Buffer, secret: str
 const check = (delivery: ReceivedDelivery, secret: string) =>
 	checkSignature(delivery.headers['service-signature'] as string | undefined, delivery.body, secret, delivery.receivedAt);
 
-let sandbox: Sandbox;
-let client: SandboxClient;
+// 86400: the whole 24-hour retry schedule runs in about a second.
+const { sandbox, client } = useSandboxWithClient({ timeScale: 86_400 });
 let receiver: TestReceiver;
 let secret: string;
 
 beforeAll(async () => {
-	// 86400: the whole 24-hour retry schedule runs in about a second.
-	sandbox = await startSandbox({ timeScale: 86_400 });
-	client = new SandboxClient(sandbox);
 	receiver = await startReceiver(sandbox.receiverTls);
 	const created = await client.request('/v1/reader/webhooks', { method: 'POST', body: { url: receiver.url } });
 	secret = created.json().secret;
 });
 
 afterAll(async () => {
-	client.close();
-	await sandbox.close();
 	await receiver.close();
 });
 
