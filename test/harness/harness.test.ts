@@ -1,20 +1,11 @@
-import { startSandbox, type Sandbox } from '../sandbox';
 import { catalogueResponse } from '../sandbox/events';
-import { READER, readerWorkflow, runWorkflow, trustCa } from './index';
+import { useSandbox } from '../sandbox/useSandbox';
+import { READER, readerWorkflow, runWorkflow } from './index';
 
 // Proves the in-process harness: a real workflow runs in n8n-core's WorkflowExecute, the credential's
 // generic `authenticate` block is applied, and the node talks to the sandbox over verified HTTPS.
 describe('in-process n8n harness', () => {
-	let sandbox: Sandbox;
-
-	beforeAll(async () => {
-		sandbox = await startSandbox();
-		trustCa(sandbox.ca);
-	});
-
-	afterAll(async () => {
-		await sandbox.close();
-	});
+	const sandbox = useSandbox();
 
 	const credentials = (accessToken: string) => ({
 		serviceApi: { baseUrl: sandbox.baseUrl, accessToken },

@@ -2,21 +2,11 @@ import { crc32 } from 'node:zlib';
 
 import { startSandbox, type Sandbox } from './index';
 import { SandboxClient } from './testClient';
+import { useSandboxWithClient } from './useSandbox';
 
 // A fixed clock makes the expiry dates exact.
 const now = Date.parse('2026-03-01T12:00:00.000Z');
-let sandbox: Sandbox;
-let client: SandboxClient;
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ now: () => now, pageSize: 4 });
-	client = new SandboxClient(sandbox);
-});
-
-afterAll(async () => {
-	client.close();
-	await sandbox.close();
-});
+const { sandbox, client } = useSandboxWithClient({ now: () => now, pageSize: 4 });
 
 const portfolioHeader = 'ke,company_name,tier,status,decision_due\r\n';
 const portfolioRows = [

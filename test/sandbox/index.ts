@@ -1,8 +1,6 @@
-import { createServer, type Server } from 'node:https';
-import type { Socket } from 'node:net';
-
+import { certificates, type TlsMaterial } from '../tls/certificates';
+import { listenHttps } from '../tls/httpsServer';
 import { AlertLog } from './alerts';
-import { sandboxCertificates, type TlsMaterial } from './certs';
 import type { SandboxContext } from './context';
 import { createControl, type SandboxControl } from './control';
 import { DeliveryManager } from './deliveries';
@@ -75,7 +73,11 @@ const readerNames: Record<ReaderKey, string> = {
 };
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const certificates = await sandboxCertificates();
+	// The server's certificate, and a second leaf from the same CA for test webhook receivers the sandbox must trust.
+	const { ca, leaves } = await certificates('Service Sandbox Test CA', {
+		server: 'Service Sandbox',
+		receiver: 'Service Sandbox webhook receiver',
+	});
 	const clock = options.now ?? Date.now;
 	const tokens = Object.fromEntries(
 		readerKeys.map((key) => [key, options.tokens?.[key] ?? randomToken(`svc_${key}`)]),
@@ -92,7 +94,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	if (!(timeScale > 0)) throw new Error(`timeScale must be a positive number; got ${timeScale}.`);
 	const deliveries = new DeliveryManager({
 		timeScale,
-		trustedCas: [certificates.ca, ...(options.trustedCas ?? [])],
+		trustedCas: [ca, ...(options.trustedCas ?? [])],
 		clock,
 		signatureEncoding: dialect.signatureEncoding,
 	});
@@ -109,45 +111,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const control = createControl(context);
 	const controlToken = randomToken('svc_control');
 
-	const server: Server = createServer({ key: certificates.server.key, cert: certificates.server.cert }, (req, res) => {
-		void handleRequest(req, res, context, control, controlToken);
-	});
+	const https = await listenHttps(
+		leaves.server,
+		(req, res) => void handleRequest(req, res, context, control, controlToken),
+		options.port,
+	);
 	// Long keep-alive so clients reusing a connection do not race the server closing it.
-	server.keepAliveTimeout = 60_000;
-	const sockets = new Set<Socket>();
-	server.on('connection', (socket: Socket) => {
-		sockets.add(socket);
-		socket.on('close', () => sockets.delete(socket));
-	});
-	server.on('tlsClientError', () => {
+	https.server.keepAliveTimeout = 60_000;
+	https.server.on('tlsClientError', () => {
 		// A client that does not trust the CA aborts the handshake; nothing to answer.
 	});
-	await new Promise<void>((resolve, reject) => {
-		server.once('error', reject);
-		server.listen(options.port ?? 0, '127.0.0.1', () => {
-			server.off('error', reject);
-			resolve();
-		});
-	});
-	const address = server.address();
-	const port = typeof address === 'object' && address ? address.port : 0;
 
 	let closing: Promise<void> | undefined;
 	return {
-		baseUrl: `https://127.0.0.1:${port}`,
-		port,
-		ca: certificates.ca,
-		receiverTls: certificates.receiver,
+		baseUrl: https.origin,
+		port: https.port,
+		ca,
+		receiverTls: leaves.receiver,
 		tokens,
 		controlToken,
 		control,
 		close() {
-			closing ??= new Promise<void>((resolve) => {
+			if (!closing) {
 				deliveries.close();
-				server.close(() => resolve());
-				server.closeAllConnections();
-				for (const socket of sockets) socket.destroy();
-			});
+				closing = https.close();
+			}
 			return closing;
 		},
 	};

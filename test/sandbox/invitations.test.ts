@@ -1,23 +1,8 @@
-import { startSandbox, type InvitationStatus, type Sandbox } from './index';
-import { SandboxClient } from './testClient';
-import { startReceiver, type TestReceiver } from './testReceiver';
+import type { InvitationStatus } from './index';
+import { useReceiverEndpoint, useSandboxWithClient } from './useSandbox';
 
-let sandbox: Sandbox;
-let client: SandboxClient;
-let receiver: TestReceiver;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-	client = new SandboxClient(sandbox);
-	receiver = await startReceiver(sandbox.receiverTls);
-	sandbox.control.addWebhookEndpoint(receiver.url);
-});
-
-afterAll(async () => {
-	client.close();
-	await sandbox.close();
-	await receiver.close();
-});
+const { sandbox, client } = useSandboxWithClient();
+const receiver = useReceiverEndpoint(sandbox);
 
 const header = 'company_name,registration_number,work_email,reader_reference';
 

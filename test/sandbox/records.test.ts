@@ -1,25 +1,12 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 
-import { startSandbox, type Sandbox } from './index';
+import { startSandbox } from './index';
 import { SandboxClient } from './testClient';
-import { startReceiver, type TestReceiver } from './testReceiver';
+import { useReceiverEndpoint, useSandboxWithClient } from './useSandbox';
 
-let sandbox: Sandbox;
-let client: SandboxClient;
-let receiver: TestReceiver;
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ timeScale: 1000 });
-	client = new SandboxClient(sandbox);
-	receiver = await startReceiver(sandbox.receiverTls);
-	sandbox.control.addWebhookEndpoint(receiver.url);
-});
-
-afterAll(async () => {
-	client.close();
-	await sandbox.close();
-	await receiver.close();
-});
+const { sandbox, client } = useSandboxWithClient({ timeScale: 1000 });
+// The alerts these tests raise are delivered to a receiver of the main reader.
+useReceiverEndpoint(sandbox);
 
 /** Checks a downloaded file against the published verification, as a reader would locally. */
 function checksLocally(bytes: Buffer, verification: { sha256: string; signature: string; public_key: string }): boolean {

@@ -2,21 +2,11 @@ import { get } from 'node:https';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 
-import { startSandbox, type Sandbox } from './index';
+import { startSandbox } from './index';
 import { SandboxClient } from './testClient';
+import { useSandboxWithClient } from './useSandbox';
 
-let sandbox: Sandbox;
-let client: SandboxClient;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-	client = new SandboxClient(sandbox);
-});
-
-afterAll(async () => {
-	client.close();
-	await sandbox.close();
-});
+const { sandbox, client } = useSandboxWithClient();
 
 describe('server and TLS', () => {
 	it('listens on 127.0.0.1 over https with a certificate for 127.0.0.1 and localhost signed by the exposed CA', async () => {

@@ -1,19 +1,7 @@
-import { startSandbox, type Sandbox } from './index';
-import { SandboxClient } from './testClient';
+import { useSandboxWithClient } from './useSandbox';
 
-let sandbox: Sandbox;
-let client: SandboxClient;
 let clockMs = Date.parse('2026-06-01T09:00:00.000Z');
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ now: () => clockMs, passkeyWindowMinutes: 5 });
-	client = new SandboxClient(sandbox);
-});
-
-afterAll(async () => {
-	client.close();
-	await sandbox.close();
-});
+const { sandbox, client } = useSandboxWithClient({ now: () => clockMs, passkeyWindowMinutes: 5 });
 
 const validSso = {
 	provider_type: 'OIDC',

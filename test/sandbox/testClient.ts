@@ -21,13 +21,14 @@ export interface RequestOptions {
 	headers?: Record<string, string>;
 }
 
-/** A test client speaking real HTTPS to the sandbox, trusting only its CA, with keep-alive. */
+/**
+ * A test client speaking real HTTPS to the sandbox, trusting only its CA, with keep-alive. The
+ * sandbox is read at the first request, so a client can be made before its sandbox has started.
+ */
 export class SandboxClient {
-	readonly agent: Agent;
+	private agent: Agent | undefined;
 
-	constructor(private readonly sandbox: Pick<Sandbox, 'baseUrl' | 'ca'> & { tokens: Partial<Record<ReaderKey, string>> }) {
-		this.agent = new Agent({ ca: sandbox.ca, keepAlive: true, maxSockets: 4 });
-	}
+	constructor(private readonly sandbox: Pick<Sandbox, 'baseUrl' | 'ca'> & { tokens: Partial<Record<ReaderKey, string>> }) {}
 
 	request(path: string, options: RequestOptions = {}): Promise<Reply> {
 		const headers: Record<string, string | number> = { ...options.headers };
@@ -49,6 +50,7 @@ export class SandboxClient {
 			headers['Content-Length'] = body.length;
 		}
 		return new Promise((resolve, reject) => {
+			this.agent ??= new Agent({ ca: this.sandbox.ca, keepAlive: true, maxSockets: 4 });
 			const req = request(`${this.sandbox.baseUrl}${path}`, { method: options.method ?? 'GET', headers, agent: this.agent });
 			req.on('response', (res) => {
 				const chunks: Buffer[] = [];
@@ -86,6 +88,6 @@ export class SandboxClient {
 	}
 
 	close(): void {
-		this.agent.destroy();
+		this.agent?.destroy();
 	}
 }

@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { Socket } from 'node:net';
 
-import type { TlsMaterial } from './certs';
+import type { TlsMaterial } from '../tls/certificates';
+import { listenHttps } from '../tls/httpsServer';
 
 export interface ReceivedDelivery {
 	headers: IncomingHttpHeaders;
@@ -26,8 +25,7 @@ export interface TestReceiver {
 export async function startReceiver(tls: TlsMaterial, statuses: number[] = [200]): Promise<TestReceiver> {
 	let script = statuses;
 	const received: ReceivedDelivery[] = [];
-	const sockets = new Set<Socket>();
-	const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+	const https = await listenHttps(tls, (req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
@@ -36,22 +34,12 @@ export async function startReceiver(tls: TlsMaterial, statuses: number[] = [200]
 			res.writeHead(answered, { 'Content-Type': 'text/plain' }).end('ok');
 		});
 	});
-	server.on('connection', (socket: Socket) => {
-		sockets.add(socket);
-		socket.on('close', () => sockets.delete(socket));
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const address = server.address();
-	const port = typeof address === 'object' && address ? address.port : 0;
 	return {
-		url: `https://127.0.0.1:${port}/hooks/service`,
+		url: `${https.origin}/hooks/service`,
 		received,
 		answer(next) {
 			script = next;
 		},
-		close: () => new Promise<void>((resolve) => {
-			server.close(() => resolve());
-			for (const socket of sockets) socket.destroy();
-		}),
+		close: () => https.close(),
 	};
 }

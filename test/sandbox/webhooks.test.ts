@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
-import { retryOffsetsSeconds, startSandbox, type Sandbox } from './index';
-import { SandboxClient } from './testClient';
+import { selfSignedCertificate, type TlsMaterial } from '../tls/certificates';
+import { retryOffsetsSeconds, startSandbox } from './index';
 import { startReceiver, type ReceivedDelivery, type TestReceiver } from './testReceiver';
+import { useSandboxWithClient } from './useSandbox';
 
 /**
  * Independent check written from spec section 5 (and the README's encodings), not from the sandbox code:
@@ -33,23 +30,18 @@ function checkSignature(header: string | undefined, rawBody: Buffer, secret: str
 const check = (delivery: ReceivedDelivery, secret: string) =>
 	checkSignature(delivery.headers['service-signature'] as string | undefined, delivery.body, secret, delivery.receivedAt);
 
-let sandbox: Sandbox;
-let client: SandboxClient;
+// 86400: the whole 24-hour retry schedule runs in about a second.
+const { sandbox, client } = useSandboxWithClient({ timeScale: 86_400 });
 let receiver: TestReceiver;
 let secret: string;
 
 beforeAll(async () => {
-	// 86400: the whole 24-hour retry schedule runs in about a second.
-	sandbox = await startSandbox({ timeScale: 86_400 });
-	client = new SandboxClient(sandbox);
 	receiver = await startReceiver(sandbox.receiverTls);
 	const created = await client.request('/v1/reader/webhooks', { method: 'POST', body: { url: receiver.url } });
 	secret = created.json().secret;
 });
 
 afterAll(async () => {
-	client.close();
-	await sandbox.close();
 	await receiver.close();
 });
 
@@ -274,21 +266,11 @@ describe('retries', () => {
 });
 
 describe('TLS towards receivers', () => {
-	let dir: string;
-	let selfSigned: { key: string; cert: string; ca: string };
+	let selfSigned: TlsMaterial;
 
-	beforeAll(() => {
-		dir = mkdtempSync(join(tmpdir(), 'sandbox-receiver-'));
-		execFileSync('openssl', [
-			'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-			'-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=other-ca receiver',
-			'-addext', 'subjectAltName=IP:127.0.0.1',
-		], { stdio: 'ignore' });
-		const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-		selfSigned = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert, ca: cert };
+	beforeAll(async () => {
+		selfSigned = await selfSignedCertificate('other-ca receiver');
 	});
-
-	afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 	it('refuses a receiver whose certificate it does not trust, and delivers once that CA is in trustedCas', async () => {
 		const foreign = await startReceiver(selfSigned);

@@ -1,19 +1,9 @@
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { afterFirstAnswer, binaryBytes, READER, runReader, sandboxForTests } from './helpers';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { afterFirstAnswer, binaryBytes, READER, runReader } from './helpers';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 
 const packGet = (ke: string, packId: string, options: INodeParameters = {}) => ({
 	resource: 'auditPack',

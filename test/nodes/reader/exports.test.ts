@@ -1,9 +1,9 @@
 import { parse } from 'csv-parse/sync';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
+import { useSandbox } from '../../sandbox/useSandbox';
 import { SandboxClient } from '../../sandbox/testClient';
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import {
 	accessLogDuring,
 	asItems,
@@ -20,18 +20,7 @@ import {
 
 // The list and export operations against the demo sandbox, with a page size of 3 sent from the
 // credential so every listing spans several pages.
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-	trustCa(sandbox.ca);
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 
 const pageSize = 3;
 const run = async (parameters: INodeParameters, resource: string) =>

@@ -1,5 +1,5 @@
-import { startSandbox, type Sandbox } from '../../sandbox';
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { READER, readerWorkflow, runWorkflow } from '../../harness';
+import { useSandbox } from '../../sandbox/useSandbox';
 import {
 	accessLogDuring,
 	getMany,
@@ -15,16 +15,7 @@ import {
 const ROWS = 100_000;
 const PAGE_SIZE = 1_000;
 const PAGES = ROWS / PAGE_SIZE;
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ seed: 'empty', portfolioRows: ROWS });
-	trustCa(sandbox.ca);
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
+const sandbox = useSandbox({ seed: 'empty', portfolioRows: ROWS });
 
 const credentials = () => serviceCredentials(sandbox, { pageSize: PAGE_SIZE });
 

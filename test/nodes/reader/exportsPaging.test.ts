@@ -4,24 +4,13 @@ import type { INodeParameters } from 'n8n-workflow';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import { accessLogDuring, asItems, getMany, portfolioCsvRows, serviceCredentials } from './exportHelpers';
 import { startRenamingProxy } from './renamingProxy';
 
 // Paging, Limit, the cursor parameter, page faults and Service refusals of the list operations.
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-	trustCa(sandbox.ca);
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 afterEach(() => sandbox.control.clearFaults());
 
 const PORTFOLIO = '/v1/reader/exports/portfolio';

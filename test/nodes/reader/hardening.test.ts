@@ -3,18 +3,17 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
-import { startSandbox, type RouteFault, type Sandbox } from '../../sandbox';
+import { READER, readerWorkflow, runWorkflow } from '../../harness';
+import type { RouteFault } from '../../sandbox';
+import { useSandbox } from '../../sandbox/useSandbox';
 
 // What a hostile or broken Service (or anything between it and n8n) can do to the Reader: the token
 // never leaves the Service, no wait and no answer is unbounded, and nothing is sent twice once the
 // Service has answered.
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let elsewhere: { https: HttpsServer; http: HttpServer; httpsUrl: string; httpUrl: string; received: IncomingMessage[] };
 
 beforeAll(async () => {
-	sandbox = await startSandbox();
-	trustCa(sandbox.ca);
 	// Another origin on the same machine: "localhost" (the receiver certificate names it), and plain http.
 	const received: IncomingMessage[] = [];
 	const record = (req: IncomingMessage, res: { end(body: string): void }) => {
@@ -38,12 +37,10 @@ afterAll(async () => {
 		server.closeAllConnections();
 		await new Promise((resolve) => server.close(resolve));
 	}
-	await sandbox.close();
 });
 
 beforeEach(() => {
 	sandbox.control.clearFaults();
-	sandbox.control.clearRequests();
 	elsewhere.received.length = 0;
 });
 

@@ -4,16 +4,9 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import type { IBinaryData, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import type { RunResult } from '../../harness';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
-
-/** Starts a sandbox for one test file and trusts its CA (TLS checks stay on). */
-export async function sandboxForTests(options: SandboxOptions = {}): Promise<Sandbox> {
-	const sandbox = await startSandbox(options);
-	trustCa(sandbox.ca);
-	return sandbox;
-}
+import type { Sandbox } from '../../sandbox';
 
 /** Runs Test Items -> Service Reader with these parameters as the main reader (or with `token`). */
 export async function runReader(

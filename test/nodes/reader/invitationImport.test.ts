@@ -1,19 +1,9 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { fileItem, READER, runReader, sandboxForTests } from './helpers';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { fileItem, READER, runReader } from './helpers';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 
 const PATH = '/v1/reader/invitations/imports';
 const HEADER = 'company_name,registration_number,work_email,reader_reference';

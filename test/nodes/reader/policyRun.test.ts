@@ -1,19 +1,9 @@
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { afterFirstAnswer, READER, runReader, sandboxForTests } from './helpers';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { afterFirstAnswer, READER, runReader } from './helpers';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 
 const PATH = '/v1/reader/policy-runs';
 const STATEMENT_NOTE =

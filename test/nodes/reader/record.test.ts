@@ -2,20 +2,10 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { createHash } from 'node:crypto';
 
-import type { Sandbox } from '../../sandbox';
-import { afterFirstAnswer, binaryBytes, fileItem, READER, runReader, sandboxForTests } from './helpers';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { afterFirstAnswer, binaryBytes, fileItem, READER, runReader } from './helpers';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 
 const recordGet = (ke: string, options: INodeParameters = {}) => ({ resource: 'record', operation: 'get', ke, options });
 const verify = (ks: string, checkCopy = false) => ({ resource: 'record', operation: 'verify', ks, checkCopy });

@@ -1,7 +1,7 @@
-import { Agent, createServer, request } from 'node:https';
-import type { Socket } from 'node:net';
+import { Agent, request } from 'node:https';
 
 import type { Sandbox } from '../../sandbox';
+import { listenHttps } from '../../tls/httpsServer';
 
 export interface RenamingProxy {
 	/** https://127.0.0.1:<port>, served with a certificate from the sandbox's CA. */
@@ -19,7 +19,7 @@ export interface RenamingProxy {
 export async function startRenamingProxy(sandbox: Sandbox, from: string, to: string): Promise<RenamingProxy> {
 	const agent = new Agent({ ca: sandbox.ca, keepAlive: true });
 	const received: RenamingProxy['received'] = [];
-	const server = createServer({ key: sandbox.receiverTls.key, cert: sandbox.receiverTls.cert }, (req, res) => {
+	const https = await listenHttps(sandbox.receiverTls, (req, res) => {
 		const url = new URL(req.url ?? '/', sandbox.baseUrl);
 		received.push(Object.fromEntries(url.searchParams));
 		const value = url.searchParams.get(from);
@@ -38,22 +38,12 @@ export async function startRenamingProxy(sandbox: Sandbox, from: string, to: str
 		upstream.on('error', () => res.destroy());
 		req.pipe(upstream);
 	});
-	const sockets = new Set<Socket>();
-	server.on('connection', (socket: Socket) => {
-		sockets.add(socket);
-		socket.on('close', () => sockets.delete(socket));
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const address = server.address();
-	const port = typeof address === 'object' && address ? address.port : 0;
 	return {
-		baseUrl: `https://127.0.0.1:${port}`,
+		baseUrl: https.origin,
 		received,
-		close: () =>
-			new Promise<void>((resolve) => {
-				agent.destroy();
-				server.close(() => resolve());
-				for (const socket of sockets) socket.destroy();
-			}),
+		close: () => {
+			agent.destroy();
+			return https.close();
+		},
 	};
 }

@@ -1,22 +1,21 @@
-import { createServer, type Server } from 'node:https';
 import type { INodeParameters } from 'n8n-workflow';
-import type { AddressInfo } from 'node:net';
 
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
-import { sandboxCertificates } from '../../sandbox/certs';
+import { certificates } from '../../tls/certificates';
+import { listenHttps, type LocalHttpsServer } from '../../tls/httpsServer';
 
 // Which answers the transport tries again. A scripted HTTPS stand-in answers each request in turn,
 // because the sandbox only injects faults into paged listings.
 describe('retries', () => {
-	let server: Server;
+	let server: LocalHttpsServer;
 	let baseUrl: string;
 	let script: Array<{ status: number; headers?: Record<string, string>; body: string }> = [];
 	let received: string[] = [];
 
 	beforeAll(async () => {
-		const certificates = await sandboxCertificates();
-		trustCa(certificates.ca);
-		server = createServer({ key: certificates.receiver.key, cert: certificates.receiver.cert }, (req, res) => {
+		const { ca, leaves } = await certificates('Retries Test CA', { service: 'scripted Service' });
+		trustCa(ca);
+		server = await listenHttps(leaves.service, (req, res) => {
 			received.push(`${req.method} ${req.url}`);
 			const answer = script.shift() ?? { status: 500, body: '{"error":{"message":"script exhausted"}}' };
 			req.resume();
@@ -25,13 +24,11 @@ describe('retries', () => {
 				res.end(answer.body);
 			});
 		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		baseUrl = server.origin;
 	});
 
 	afterAll(async () => {
-		server.closeAllConnections();
-		await new Promise((resolve) => server.close(resolve));
+		await server.close();
 	});
 
 	beforeEach(() => {

@@ -1,17 +1,7 @@
-import type { Sandbox } from '../../sandbox';
-import { READER, runReader, sandboxForTests } from './helpers';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { READER, runReader } from './helpers';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 
 const ssoSet = (
 	providerType: string,

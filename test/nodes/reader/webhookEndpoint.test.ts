@@ -1,17 +1,7 @@
-import type { Sandbox } from '../../sandbox';
-import { READER, runReader, sandboxForTests } from './helpers';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { READER, runReader } from './helpers';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
-
-beforeEach(() => sandbox.control.clearRequests());
+const sandbox = useSandbox();
 
 const SECRET_NOTICE =
 	'The signing secret is shown only this once: the Service will not show it again. Store it now, e.g. in the Service API credential under Advanced > Webhook Signing Secret, and remove this output from saved executions.';

@@ -1,5 +1,5 @@
 import { NAMED_EVENT_TYPES } from '../../../nodes/ServiceTrigger/events';
-import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';
+import { secretWindows, useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';
 
@@ -12,22 +12,7 @@ function idsFor(eventType: string): Record<string, string> {
 }
 
 describe('Service Trigger deliveries from the sandbox', () => {
-	let setup: TriggerSetup;
-
-	beforeAll(async () => {
-		setup = await startTriggerSetup();
-		await setup.harness.activate();
-	});
-
-	afterAll(async () => {
-		await setup.harness.deactivate();
-		await setup.close();
-	});
-
-	async function executionsOf(alertId: string) {
-		await setup.receiver.drained();
-		return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
-	}
+	const setup = useTriggerSetup({ activate: true });
 
 	it('starts the workflow once for every named event type, with the body as the item plus ke', async () => {
 		const { control } = setup.sandbox;
@@ -35,7 +20,7 @@ describe('Service Trigger deliveries from the sandbox', () => {
 		for (const alert of alerts) {
 			const [delivery] = await control.whenSettled(alert.alertId);
 			expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
-			const runs = await executionsOf(alert.alertId);
+			const runs = await setup.executionsOf(alert.alertId);
 			expect(runs).toHaveLength(1);
 			const body = JSON.parse(alert.body) as Record<string, unknown>;
 			expect(runs[0].items).toEqual([{ json: { ...body, ke: KE }, pairedItem: { item: 0 } }]);
@@ -49,7 +34,7 @@ describe('Service Trigger deliveries from the sandbox', () => {
 		try {
 			const alert = setup.sandbox.control.emit('share_revoked', { organisation: KE });
 			await setup.sandbox.control.whenSettled(alert.alertId);
-			expect(await executionsOf(alert.alertId)).toHaveLength(1);
+			expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
 		} finally {
 			setup.receiver.fillRawBody = true;
 		}
@@ -67,17 +52,7 @@ describe('Service Trigger deliveries from the sandbox', () => {
 });
 
 describe('Service Trigger Events parameter', () => {
-	let setup: TriggerSetup;
-
-	beforeAll(async () => {
-		setup = await startTriggerSetup({ parameters: { events: ['share_revoked'] } });
-		await setup.harness.activate();
-	});
-
-	afterAll(async () => {
-		await setup.harness.deactivate();
-		await setup.close();
-	});
+	const setup = useTriggerSetup({ parameters: { events: ['share_revoked'] }, activate: true });
 
 	it.each([
 		['share_revoked', 'selected', 1],

@@ -1,19 +1,12 @@
 import type { IncomingMessage } from 'node:http';
-import { createServer, request, type Server } from 'node:https';
+import { request } from 'node:https';
 
 import { receiverTls, trustCa } from '../../harness';
-import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';
+import { listenHttps, type LocalHttpsServer } from '../../tls/httpsServer';
+import { secretWindows, useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';
-let setup: TriggerSetup;
-
-beforeAll(async () => {
-	setup = await startTriggerSetup();
-});
-
-afterAll(async () => {
-	await setup.close();
-});
+const setup = useTriggerSetup();
 
 beforeEach(() => {
 	setup.harness = setup.newHarness();
@@ -47,8 +40,7 @@ async function fetchDelete(id: string): Promise<void> {
 
 async function deliveredExecutions(alertId: string) {
 	await setup.sandbox.control.whenSettled(alertId);
-	await setup.receiver.drained();
-	return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
+	return await setup.executionsOf(alertId);
 }
 
 describe('Service Trigger lifecycle against the sandbox', () => {
@@ -219,26 +211,24 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 
 describe('Service Trigger create against a Service that returns no secret', () => {
 	// The sandbox always returns a secret; this stand-in answers like a Service that does not.
-	let stub: Server;
+	let stub: LocalHttpsServer;
 	let origin: string;
 	const seen: string[] = [];
 
 	beforeAll(async () => {
 		const tls = await receiverTls();
 		trustCa(tls.ca);
-		stub = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+		stub = await listenHttps(tls, (req, res) => {
 			seen.push(`${req.method} ${req.url}`);
 			req.resume();
 			if (req.method === 'POST') res.writeHead(201, { 'Content-Type': 'application/json' }).end('{"id":"we_nosecret","url":"x"}');
 			else res.writeHead(204).end();
 		});
-		await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
-		const address = stub.address();
-		origin = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+		origin = stub.origin;
 	});
 
 	afterAll(async () => {
-		await new Promise<void>((resolve) => stub.close(() => resolve()));
+		await stub.close();
 	});
 
 	it('fails clearly, removes the endpoint again and stores nothing', async () => {

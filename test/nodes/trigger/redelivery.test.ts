@@ -1,7 +1,7 @@
 import { processMemory } from '../../../nodes/ServiceTrigger/redelivery';
 import { deduplicationStore } from '../../harness';
 import { retryOffsetsSeconds } from '../../sandbox';
-import { startTriggerSetup, type TriggerSetup } from './setup';
+import { useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';
 
@@ -9,22 +9,7 @@ const KE = 'KE-1001';
 const timeScale = 86_400;
 
 describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)', () => {
-	let setup: TriggerSetup;
-
-	beforeAll(async () => {
-		setup = await startTriggerSetup({ sandbox: { timeScale } });
-		await setup.harness.activate();
-	});
-
-	afterAll(async () => {
-		await setup.harness.deactivate();
-		await setup.close();
-	});
-
-	async function executionsOf(alertId: string) {
-		await setup.receiver.drained();
-		return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
-	}
+	const setup = useTriggerSetup({ sandbox: { timeScale }, activate: true });
 
 	it('starts one execution, not two, when the same alert_id is delivered again', async () => {
 		const { control } = setup.sandbox;
@@ -37,7 +22,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 			['event', 'delivered', [200]],
 			['redelivery', 'delivered', [200]],
 		]);
-		expect(await executionsOf(alert.alertId)).toHaveLength(1);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
 		expect(setup.logs.some((l) => l.message.includes(`alert ${alert.alertId} (ledger_high) was already passed on`))).toBe(true);
 	});
 
@@ -55,7 +40,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 		expect(delivery.attempts.map((a) => a.offsetSeconds)).toEqual(offsets);
 		expect(delivery.attempts.slice(0, -1).every((a) => a.status === undefined && a.error !== undefined)).toBe(true);
 		expect(delivery.attempts[delivery.attempts.length - 1].status).toBe(200);
-		expect(await executionsOf(alert.alertId)).toHaveLength(1);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
 	});
 
 	it('answers 5xx through a proxy while n8n is away, then one execution when it is back', async () => {
@@ -65,7 +50,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 		const [delivery] = await control.whenSettled(alert.alertId);
 
 		expect(delivery.attempts.map((a) => a.status)).toEqual([503, 503, 503, 200]);
-		expect(await executionsOf(alert.alertId)).toHaveLength(1);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
 	});
 
 	it('starts one execution when n8n ran the workflow but its 2xx was lost and the Service retried', async () => {
@@ -83,7 +68,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 			{ kind: 'production', status: 502, handled: true },
 			{ kind: 'production', status: 200, handled: true },
 		]);
-		expect(await executionsOf(alert.alertId)).toHaveLength(1);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
 	});
 
 	it('answers 500 when n8n cannot store the execution, and the retry then starts the workflow', async () => {
@@ -94,7 +79,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 		const [delivery] = await control.whenSettled(alert.alertId);
 
 		expect(delivery.attempts.map((a) => a.status)).toEqual([500, 200]);
-		expect(await executionsOf(alert.alertId)).toHaveLength(1);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
 	});
 
 	it('starts nothing for a redelivery that arrives while the first copy\'s execution is still waiting to run', async () => {
@@ -168,7 +153,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 		expect(deliveries.map((d) => d.attempts.map((a) => a.status))).toEqual([[200], [200]]);
 		// The redelivery's execution passes nothing on: the workflow does not act on the alert twice.
 		expect(setup.receiver.executions.slice(executionsBefore).map((e) => e.items)).toEqual([[]]);
-		expect(await executionsOf(alert.alertId)).toHaveLength(1);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
 		expect(setup.logs.slice(logsBefore).map((l) => l.message)).toEqual([
 			`Service Trigger: alert ${alert.alertId} (share_granted) was already passed on by an earlier execution; this copy goes no further.`,
 		]);
@@ -214,17 +199,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 });
 
 describe('Service Trigger with Ignore Redeliveries off', () => {
-	let setup: TriggerSetup;
-
-	beforeAll(async () => {
-		setup = await startTriggerSetup({ parameters: { ignoreRedeliveries: false }, sandbox: { timeScale } });
-		await setup.harness.activate();
-	});
-
-	afterAll(async () => {
-		await setup.harness.deactivate();
-		await setup.close();
-	});
+	const setup = useTriggerSetup({ parameters: { ignoreRedeliveries: false }, sandbox: { timeScale }, activate: true });
 
 	it('starts an execution for every delivery of the same alert_id and remembers nothing', async () => {
 		const { control } = setup.sandbox;

@@ -1,31 +1,26 @@
 import type { IncomingMessage } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 
 import { ServiceApi } from '../../../credentials/ServiceApi.credentials';
-import { startTriggerSetup, type TriggerSetup } from './setup';
+import { listenHttps, type LocalHttpsServer } from '../../tls/httpsServer';
+import { useTriggerSetup } from './setup';
 
 // The trigger's own calls to the Service follow no redirect either: a 307 on activation must not
 // hand the token and the webhook URL to another server, nor let it choose the signing secret.
-let setup: TriggerSetup;
-let elsewhere: Server;
+const setup = useTriggerSetup();
+let elsewhere: LocalHttpsServer;
 let elsewhereUrl: string;
 const reached: IncomingMessage[] = [];
 
 beforeAll(async () => {
-	setup = await startTriggerSetup();
-	elsewhere = createServer({ key: setup.sandbox.receiverTls.key, cert: setup.sandbox.receiverTls.cert }, (req, res) => {
+	elsewhere = await listenHttps(setup.sandbox.receiverTls, (req, res) => {
 		reached.push(req);
 		res.writeHead(201, { 'Content-Type': 'application/json' }).end('{"id":"evil","secret":"whsec_ZXZpbC1zZWNyZXQtY2hvc2VuLWJ5LXRoZW0="}');
 	});
-	await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
-	elsewhereUrl = `https://localhost:${(elsewhere.address() as AddressInfo).port}`;
+	elsewhereUrl = `https://localhost:${elsewhere.port}`;
 });
 
 afterAll(async () => {
-	elsewhere.closeAllConnections();
-	await new Promise((resolve) => elsewhere.close(resolve));
-	await setup.close();
+	await elsewhere.close();
 });
 
 beforeEach(() => {

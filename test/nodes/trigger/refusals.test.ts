@@ -1,7 +1,7 @@
 import { refusalLog } from '../../../nodes/ServiceTrigger/verify/refusalLog';
 import { postDelivery } from '../../harness';
 import { newSigningSecret, signatureHeader } from '../../sandbox/signing';
-import { secretWindows, startTriggerSetup, type TriggerSetup } from './setup';
+import { secretWindows, useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';
 
@@ -11,19 +11,12 @@ const KE = 'KE-1001';
  * POSTed straight to the receiver, signed with the endpoint's real secret by the sandbox's signer.
  */
 describe('Service Trigger refuses what it cannot verify', () => {
-	let setup: TriggerSetup;
+	const setup = useTriggerSetup({ activate: true });
 	let secret: string;
 	let url: string;
 
-	beforeAll(async () => {
-		setup = await startTriggerSetup();
-		await setup.harness.activate();
+	beforeAll(() => {
 		[{ secret, url }] = setup.sandbox.control.webhookEndpoints();
-	});
-
-	afterAll(async () => {
-		await setup.harness.deactivate();
-		await setup.close();
 	});
 
 	// Each case below is its own first refusal of the minute; the rate limit has a test of its own.
@@ -40,15 +33,10 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		return { ...answer, newLogs: setup.logs.slice(logsBefore) };
 	}
 
-	async function executionsOf(alertId: string) {
-		await setup.receiver.drained();
-		return setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
-	}
-
 	async function expectRefused(answer: { status: number; body: string; newLogs: typeof setup.logs }, alertId: string, reason: RegExp) {
 		expect(answer.status).toBe(401);
 		expect(answer.body).toBe('Unauthorized');
-		expect(await executionsOf(alertId)).toHaveLength(0);
+		expect(await setup.executionsOf(alertId)).toHaveLength(0);
 		expect(answer.newLogs).toHaveLength(1);
 		expect(answer.newLogs[0].level).toBe('warn');
 		expect(answer.newLogs[0].message).toMatch(/refused a webhook delivery \(401\)/);
@@ -59,7 +47,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const payload = body('al_baseline');
 		const answer = await post({ 'Service-Signature': signatureHeader(secret, now(), payload) }, payload);
 		expect(answer.status).toBe(200);
-		expect(await executionsOf('al_baseline')).toHaveLength(1);
+		expect(await setup.executionsOf('al_baseline')).toHaveLength(1);
 	});
 
 	it('refuses a missing header', async () => {
@@ -109,7 +97,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const other = v1(signatureHeader(newSigningSecret(), t, payload));
 		const answer = await post({ 'Service-Signature': `t=${t}, v1=${other}, v1=${good} ,v1=deadbeef` }, payload);
 		expect(answer.status).toBe(200);
-		expect(await executionsOf('al_rotation')).toHaveLength(1);
+		expect(await setup.executionsOf('al_rotation')).toHaveLength(1);
 	});
 
 	it('refuses the same body re-serialised with different whitespace', async () => {
@@ -134,7 +122,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const alert = setup.sandbox.control.sendStale('ledger_high', { organisation: KE }, { ageSeconds });
 		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
 		expect(delivery.attempts.map((a) => a.status)).toEqual([401]);
-		expect(await executionsOf(alert.alertId)).toHaveLength(0);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(0);
 		const newLogs = setup.logs.slice(logsBefore);
 		expect(newLogs).toHaveLength(1);
 		expect(newLogs[0].message).toMatch(reason);
@@ -165,7 +153,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const lines = setup.logs.slice(logsBefore);
 		expect(lines).toHaveLength(1);
 		expect(lines[0].message).toMatch(/refused a webhook delivery \(401\)/);
-		expect(await executionsOf('al_flood_0')).toHaveLength(0);
+		expect(await setup.executionsOf('al_flood_0')).toHaveLength(0);
 	});
 
 	it('refuses a stale delivery before reading the credential: even a broken credential is never reached', async () => {

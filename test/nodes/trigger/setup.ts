@@ -8,9 +8,13 @@ import {
 	TriggerHarness,
 	trustCa,
 	type LogLine,
+	type ReceivedExecution,
 	type TriggerReceiver,
 } from '../../harness';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+
+/** What a new harness may change: the node's parameters, the credential, n8n's public URL. */
+export type HarnessSettings = { parameters?: INodeParameters; credentials?: Record<string, ICredentialDataDecryptedObject>; publicUrl?: string };
 
 export interface TriggerSetup {
 	sandbox: Sandbox;
@@ -21,23 +25,46 @@ export interface TriggerSetup {
 	harness: TriggerHarness;
 	credentials: Record<string, ICredentialDataDecryptedObject>;
 	logs: LogLine[];
-	newHarness(options?: { parameters?: INodeParameters; credentials?: Record<string, ICredentialDataDecryptedObject>; publicUrl?: string }): TriggerHarness;
+	newHarness(settings?: HarnessSettings): TriggerHarness;
+	/** The executions started for one alert, once every execution started so far has finished. */
+	executionsOf(alertId: string): Promise<ReceivedExecution[]>;
 	close(): Promise<void>;
+}
+
+export interface TriggerSetupOptions {
+	parameters?: INodeParameters;
+	sandbox?: SandboxOptions;
+}
+
+/**
+ * One setup for the test file or describe block that calls this: started before its first test (and
+ * the trigger activated, with `activate`), deactivated and closed after its last. The setup returned
+ * is filled in by beforeAll: read it inside tests and hooks.
+ */
+export function useTriggerSetup(options: TriggerSetupOptions & { activate?: boolean } = {}): TriggerSetup {
+	const setup = {} as TriggerSetup;
+	beforeAll(async () => {
+		await startTriggerSetup(options, setup);
+		if (options.activate) await setup.harness.activate();
+	});
+	afterAll(async () => {
+		if (options.activate) await setup.harness?.deactivate();
+		await setup.close?.();
+	});
+	return setup;
 }
 
 /**
  * The sandbox Service, an https receiver standing in for n8n's webhook server (its certificate
- * from a CA the sandbox trusts via `trustedCas`), and the real Service Trigger behind it.
+ * from a CA the sandbox trusts via `trustedCas`), and the real Service Trigger behind it, filled
+ * into `setup`.
  */
-export async function startTriggerSetup(
-	options: { parameters?: INodeParameters; sandbox?: SandboxOptions } = {},
-): Promise<TriggerSetup> {
+async function startTriggerSetup(options: TriggerSetupOptions, setup: TriggerSetup): Promise<void> {
 	const tls = await receiverTls();
 	const sandbox = await startSandbox({ ...options.sandbox, trustedCas: [tls.ca] });
 	// The node reaches the sandbox through n8n-core's request helpers: trust its CA, check everything.
 	trustCa(sandbox.ca);
 	const captured = captureLogs();
-	const setup = {} as TriggerSetup;
 	const receiver = await startTriggerReceiver(tls, () => setup.harness);
 	const credentials = { serviceApi: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader } };
 	Object.assign(setup, {
@@ -46,13 +73,17 @@ export async function startTriggerSetup(
 		receiverCa: tls.ca,
 		credentials,
 		logs: captured.lines,
-		newHarness(next: { parameters?: INodeParameters; credentials?: Record<string, ICredentialDataDecryptedObject>; publicUrl?: string } = {}) {
+		newHarness(next: HarnessSettings = {}) {
 			return new TriggerHarness({
 				nodeType: new ServiceTrigger(),
 				parameters: next.parameters ?? options.parameters,
 				credentials: next.credentials ?? credentials,
 				publicUrl: next.publicUrl ?? receiver.origin,
 			});
+		},
+		async executionsOf(alertId: string) {
+			await receiver.drained();
+			return receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
 		},
 		async close() {
 			captured.restore();
@@ -61,7 +92,6 @@ export async function startTriggerSetup(
 		},
 	});
 	setup.harness = setup.newHarness();
-	return setup;
 }
 
 /** Every run of `length` characters of `secret`: none may appear in stored or logged text. */
