@@ -2,22 +2,14 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { READER, readerWorkflow, runWorkflow } from '../harness';
 import { fileItem } from './reader/helpers';
-import { startTriggerSetup, type TriggerSetup } from './trigger/setup';
+import { useTriggerSetup } from './trigger/setup';
 
 // Both nodes against a Service that chose differently wherever the spec says "not shown" (the
 // sandbox's alt dialect): other names for lists, row reasons, catalogue entries, created endpoints
 // and errors; other cursor, page-size and format parameters; a hex secret and base64 signatures.
 // What can be found by name or shape works as it is; the rest needs the credential's overrides.
-let setup: TriggerSetup;
-
-beforeAll(async () => {
-	// 86400: a delivery to an address nobody serves gives up within seconds, not 24 hours.
-	setup = await startTriggerSetup({ sandbox: { dialect: 'alt', pageSize: 4, timeScale: 86_400 } });
-});
-
-afterAll(async () => {
-	await setup.close();
-});
+// 86400: a delivery to an address nobody serves gives up within seconds, not 24 hours.
+const setup = useTriggerSetup({ sandbox: { dialect: 'alt', pageSize: 4, timeScale: 86_400 } });
 
 beforeEach(() => setup.sandbox.control.clearRequests());
 
