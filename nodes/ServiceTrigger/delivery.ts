@@ -5,30 +5,29 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { unsealSecret } from './verify/secretSeal';
-import { readServiceEvent, shouldStartWorkflow } from './events';
 import type { ServiceSettings } from '../shared/transport/settings';
 import { readServiceSettings } from '../shared/transport/settings';
+import { readServiceEvent, shouldStartWorkflow } from './events';
+import { processMemory, triggerKey } from './redelivery';
+import { storedEndpoints } from './staticData';
+import { refusalLog } from './verify/refusalLog';
+import { unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret } from './verify/signingSecret';
 import { refusalWords, signatureHeaderProblem, verifyServiceSignature } from './verify/webhookSignature';
-import { processMemory, triggerKey } from './redelivery';
-import { refusalLog } from './verify/refusalLog';
-import { storedEndpoints } from './staticData';
 
 const WEBHOOK_NAME = 'default';
 
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
-	// n8n normally fills rawBody before calling the node; when it did not, read it now. The parsed
-	// req.body is never used: re-serialised JSON would not be the bytes that were signed.
-	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
-	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
-
-	// 1. What the header alone shows is bad is refused before any credential is read or secret unsealed.
+	// 1. What the header alone shows is bad is refused before the body, the credential or any secret is read.
 	const early = signatureHeaderProblem(req.headers['service-signature'], Math.floor(Date.now() / 1000));
 	if (early) return answer.call(this, 401, refusalWords(early), early);
 
-	// 2. The signature, on the exact bytes received.
+	// 2. The signature, on the exact bytes received. n8n normally fills rawBody before calling the
+	// node; when it did not, read it now. The parsed req.body is never used: re-serialised JSON
+	// would not be the bytes that were signed.
+	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
+	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
 	const credentials = await this.getCredentials('serviceApi');
 	const read = readServiceSettings(credentials);
 	if (read.problem !== undefined) return answer.call(this, 401, `the Service API credential cannot be used: ${read.problem}`, 'credential');

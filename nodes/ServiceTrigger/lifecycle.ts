@@ -6,12 +6,12 @@
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { pathSegmentProblem } from '../shared/validation';
-import { sealSecret, unsealSecret } from './verify/secretSeal';
-import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret';
 import { getServiceSettings, headerValue, serviceRequest } from '../shared/transport/serviceRequest';
+import { pathSegmentProblem } from '../shared/validation';
 import { endpointListed, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
 import { forgetEndpoint, storedEndpoints, storeEndpoint } from './staticData';
+import { sealSecret, unsealSecret } from './verify/secretSeal';
+import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret';
 
 const WEBHOOK_NAME = 'default';
 const ENDPOINTS_PATH = '/v1/reader/webhooks';

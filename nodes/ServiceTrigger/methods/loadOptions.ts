@@ -1,8 +1,8 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { listFromBody } from '../../shared/listBody';
-import { eventTypeChoices } from '../events';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
+import { eventTypeChoices } from '../events';
 
 /**
  * Event types from the catalogue route; the named events of spec section 6 when the catalogue

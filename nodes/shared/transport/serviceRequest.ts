@@ -9,8 +9,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { describeServiceError } from './errors';
 import { BodyReadError, discardBody, idleGuarded, isStream, readCapped } from './body';
+import { describeServiceError } from './errors';
 import { isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';

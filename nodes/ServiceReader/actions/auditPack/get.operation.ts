@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { headerValue } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
+import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
 import { pathParameter } from '../../helpers/itemInput';
 

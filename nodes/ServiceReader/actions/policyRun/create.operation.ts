@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { parseExtraFields } from '../../helpers/extraFields';
 import { companyRequest } from '../../helpers/companyShare';
+import { parseExtraFields } from '../../helpers/extraFields';
 import { keField, keParameter, whenNotSharedOption } from '../../helpers/fields';
 import { inputProblem } from '../../helpers/itemInput';
 

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { headerValue } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
+import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
 
 const show = { resource: ['record'], operation: ['get'] };

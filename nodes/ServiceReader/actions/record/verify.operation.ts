@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { checkRecordCopy } from '../../helpers/recordCopy';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { binaryFieldName, inputFileBytes, pathParameter } from '../../helpers/itemInput';
+import { checkRecordCopy } from '../../helpers/recordCopy';
 
 const show = { resource: ['record'], operation: ['verify'] };
 

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { checkSsoConfiguration } from '../../helpers/ssoConfig';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { inputProblem } from '../../helpers/itemInput';
+import { checkSsoConfiguration } from '../../helpers/ssoConfig';
 
 const show = { resource: ['sso'], operation: ['setConfiguration'] };
 

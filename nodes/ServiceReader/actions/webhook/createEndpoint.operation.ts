@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { httpsUrlProblem } from '../../../shared/validation';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
+import { httpsUrlProblem } from '../../../shared/validation';
 import { readCreatedEndpoint } from '../../../shared/webhookEndpoint';
 import { inputProblem } from '../../helpers/itemInput';
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { listFromBody } from '../../../shared/listBody';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
 
 export const description: INodeProperties[] = [];
 
