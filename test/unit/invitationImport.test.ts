@@ -155,3 +155,12 @@ describe('matchImportAnswer', () => {
 		expect(() => matchImportAnswer(body, 1)).toThrow(message);
 	});
 });
+
+describe('matchImportAnswer on a very large answer', () => {
+	it('matches 300,000 answered rows without overflowing the stack', () => {
+		const rows = Array.from({ length: 300_000 }, (_, i) => ({ row: i + 1, ok: i % 2 === 0, check: i % 2 === 0 ? 'Sent.' : 'Refused.' }));
+		const matched = matchImportAnswer({ rows }, 250_000, true);
+		expect(matched).toHaveLength(300_000);
+		expect(matched[299_999]).toMatchObject({ row: 300_000, ok: false, check: 'Refused.' });
+	});
+});
