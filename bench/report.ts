@@ -80,6 +80,9 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 		checks.push(
 			check('Every delivery accounted for, every forged one refused', results.trigger.accountedFor ? 1 : 0, 1, true, (v) => (v >= 1 ? 'yes' : 'no')),
 		);
+		if (results.trigger.cpu) {
+			checks.push(check('n8n CPU per refused / per accepted delivery', results.trigger.cpu.refusedRatio, 0.2, false, x));
+		}
 	}
 	if (results.verifier) {
 		checks.push(check('Service verifier / stripe verifications per second', results.verifier.ratioVsStripe, 1, true, x));
@@ -175,6 +178,20 @@ export function renderTable(results: Measured): string {
 					ours
 						? `p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), 'up')}, p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), 'up')} of stock; executions ${entry.executionsCounted}/${entry.executionsExpected}, forged refused ${entry.forgedRefused}/${entry.forgedSent}${noAnswer(entry)}`
 						: `executions ${entry.executionsCounted}/${entry.executionsExpected}; forged accepted (no verification)${noAnswer(entry)}`,
+				]),
+			);
+		}
+		if (trigger.cpu) {
+			const { cpu } = trigger;
+			lines.push(
+				row([
+					'3',
+					`Service Trigger: n8n CPU per delivery${engine}`,
+					`${whole(cpu.deliveries, 'down')} of each kind, ${trigger.concurrency} at a time`,
+					`accepted ${fixed(cpu.acceptedMs, 2, 'up')} ms, refused ${fixed(cpu.refusedMs, 2, 'up')} ms, refused from the header ${fixed(cpu.refusedBeforeSecretMs, 2, 'up')} ms`,
+					'',
+					'',
+					`refused/accepted ${x(cpu.refusedRatio, 'up')} (accepted includes its execution)`,
 				]),
 			);
 		}
