@@ -10,6 +10,7 @@ import { readServiceSettings } from '../shared/transport/settings';
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { processMemory, triggerKey } from './redelivery';
 import { storedEndpoints } from './staticData';
+import { recentKeys } from './verify/recentKeys';
 import { refusalLog } from './verify/refusalLog';
 import { unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret } from './verify/signingSecret';
@@ -28,6 +29,20 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// would not be the bytes that were signed.
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
+	// A delivery that matches none of the keys accepted a moment ago is refused before the credential is read.
+	const trigger = triggerKey(this);
+	const stamp = keysStamp(this.getWorkflowStaticData('node'));
+	const recent = recentKeys.fresh(trigger, stamp, Date.now());
+	if (recent) {
+		const quick = verifyServiceSignature({
+			header: req.headers['service-signature'],
+			rawBody,
+			keys: recent.keys,
+			signatureEncoding: recent.signatureEncoding,
+			nowSeconds: Math.floor(Date.now() / 1000),
+		});
+		if (!quick.ok) return answer.call(this, 401, refusalWords(quick.reason), quick.reason);
+	}
 	const credentials = await this.getCredentials('serviceApi');
 	const read = readServiceSettings(credentials);
 	if (read.problem !== undefined) return answer.call(this, 401, `the Service API credential cannot be used: ${read.problem}`, 'credential');
@@ -44,6 +59,7 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		nowSeconds: Math.floor(Date.now() / 1000),
 	});
 	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason), verdict.reason);
+	recentKeys.remember(trigger, stamp, keys, settings.signatureEncoding, Date.now());
 
 	// 3. From here on the body is the Service's own.
 	const reading = readServiceEvent(rawBody);
@@ -58,7 +74,6 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 
 	// 5. Redeliveries: a copy of an alert this process is answering, or answered 2xx, starts nothing.
 	if (this.getNodeParameter('ignoreRedeliveries', true) as boolean) {
-		const trigger = triggerKey(this);
 		const state = processMemory.claim(trigger, item.alert_id, Date.now());
 		if (state === 'answered') {
 			this.logger.info(
@@ -84,6 +99,13 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// 6. Passed on. n8n answers (response mode "On Received") only after it has stored the execution,
 	// so a 2xx never stands for a delivery that was lost; the execution's first step records the alert_id.
 	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
+}
+
+/** What the stored endpoints are: their sealed secrets (a re-activation changes them). */
+function keysStamp(staticData: Record<string, unknown>): string {
+	return Object.values(storedEndpoints(staticData))
+		.map((endpoint) => endpoint.sealedSecret)
+		.join(' ');
 }
 
 /** The Events parameter as a list; an expression may give a comma-separated string instead. */

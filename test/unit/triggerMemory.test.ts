@@ -54,3 +54,16 @@ describe('refusing from the header alone', () => {
 		expect(signatureHeaderProblem(header, now)).toBe(reason);
 	});
 });
+
+describe('keys of the last accepted delivery', () => {
+	test('fresh for a minute, per trigger and per stored endpoint state', async () => {
+		const { RecentKeys } = await import('../../nodes/ServiceTrigger/verify/recentKeys');
+		const keys = new RecentKeys(60_000);
+		const key = Buffer.from('k');
+		keys.remember(T, 'sealed-1', [key], 'hex', 0);
+		expect(keys.fresh(T, 'sealed-1', 59_999)).toMatchObject({ keys: [key], signatureEncoding: 'hex' });
+		expect(keys.fresh(T, 'sealed-1', 60_000)).toBeUndefined();
+		expect(keys.fresh(T, 'sealed-2', 1)).toBeUndefined();
+		expect(keys.fresh('other', 'sealed-1', 1)).toBeUndefined();
+	});
+});

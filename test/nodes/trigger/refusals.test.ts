@@ -172,6 +172,27 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		}
 	});
 
+	it('within a minute of an accepted delivery, a forgery with a fresh t is refused before the credential is read', async () => {
+		const accepted = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_keys_ok')) }, body('al_keys_ok'));
+		expect(accepted.status).toBe(200);
+		const broken = setup.harness.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
+		const previous = setup.harness;
+		setup.harness = broken;
+		try {
+			const forged = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), body('al_keys_forged')) }, body('al_keys_forged'));
+			expect(forged.status).toBe(401);
+			// The reason is the signature, not the (broken) credential: the credential was never read.
+			expect(forged.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/refused a webhook delivery \(401\): .*signature/)]);
+			expect(forged.newLogs[0].message).not.toContain('credential');
+			// A delivery that matches is never accepted on the remembered keys alone: it reads the credential.
+			const genuine = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_keys_again')) }, body('al_keys_again'));
+			expect(genuine.status).toBe(401);
+			expect(genuine.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/the Service API credential cannot be used/)]);
+		} finally {
+			setup.harness = previous;
+		}
+	});
+
 	it('logged refusals hold neither the secret, the token nor a signature', () => {
 		const logged = JSON.stringify(setup.logs);
 		expect(setup.logs.length).toBeGreaterThanOrEqual(10);
