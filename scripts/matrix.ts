@@ -15,7 +15,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { e2eNode, repoRoot } from '../test/e2e/n8n-install';
 
@@ -55,7 +55,11 @@ interface LegResult {
 	/** Whether this run's install step installed n8n or found it installed (then it takes seconds). */
 	installStep: 'installed' | 'already installed' | 'failed';
 	/** The last install from nothing measured for this n8n and Node (empty install folder and npm cache). */
-	coldInstall?: { seconds: number; npmCache: 'empty' | 'warm'; date: string };
+	coldInstall?: { seconds: number; npmCache: 'empty' | 'warm'; date: string; load?: number };
+	/** Versions tried first that did not install (a `2.x` leg falls back to the next newest), with npm's reason. */
+	notInstalled?: Array<{ version: string; reason: string }>;
+	/** The machine while the leg ran: CPU count and 1-minute load average at its start and end (shared machines vary). */
+	host: { cpus: number; load: [number, number] };
 	failures: string[];
 }
 
@@ -127,6 +131,7 @@ function run(
 	});
 }
 
+const round1 = (value: number) => Math.round(value * 10) / 10;
 const seconds = (since: bigint) => Math.round(Number(process.hrtime.bigint() - since) / 1e8) / 10;
 
 interface JestJson {
@@ -163,6 +168,7 @@ async function runLeg(leg: Leg, cold: boolean, previous: LegResult | undefined):
 	delete env.N8N_E2E_EXPRESSION_ENGINE;
 	if (leg.engine) env.N8N_E2E_EXPRESSION_ENGINE = leg.engine;
 	const date = new Date().toISOString();
+	const loadBefore = loadavg()[0];
 	const failures: string[] = [];
 
 	// 1. Install (cold: no install folder and an empty npm cache, as on a fresh CI machine).
@@ -175,6 +181,7 @@ async function runLeg(leg: Leg, cold: boolean, previous: LegResult | undefined):
 	const installStart = process.hrtime.bigint();
 	const install = await run('bash', ['test/e2e/install-n8n.sh'], installEnv, log, `${prefix} install:`, 40 * 60_000);
 	const installSeconds = seconds(installStart);
+	const loadAfterInstall = round1(loadavg()[0]);
 	if (npmCache) await rm(npmCache, { recursive: true, force: true });
 	const packageDir = install.stdout.trim().split('\n').pop() ?? '';
 	let n8nVersion = leg.version;
@@ -199,7 +206,8 @@ async function runLeg(leg: Leg, cold: boolean, previous: LegResult | undefined):
 		const jest = await run(
 			'jest',
 			['--runInBand', '--selectProjects', 'e2e', '--json', `--outputFile=${reportPath}`, 'test/e2e/matrix.e2e.test.ts'],
-			env,
+			// The version just installed: a line spec (2.x) would have globalSetup try again the newer ones that failed.
+			{ ...env, N8N_E2E_VERSION: n8nVersion },
 			log,
 			`${prefix} test:`,
 			30 * 60_000,
@@ -217,11 +225,13 @@ async function runLeg(leg: Leg, cold: boolean, previous: LegResult | undefined):
 	}
 	log.end();
 
-	const installedFromNothing = /install-n8n: installing n8n@/.test(readFileSync(join(logDir, `${leg.id}.log`), 'utf8'));
+	const logText = readFileSync(join(logDir, `${leg.id}.log`), 'utf8');
+	const notInstalled = notInstalledOf(logText);
+	const installedFromNothing = new RegExp(`install-n8n: installing n8n@${n8nVersion.replace(/\./g, '\\.')} `).test(logText);
 	const sameBuild = previous && previous.n8n === n8nVersion && previous.node.split('.')[0] === nodeVersion.split('.')[0];
 	const coldInstall =
 		install.code === 0 && installedFromNothing
-			? { seconds: installSeconds, npmCache: cold ? ('empty' as const) : ('warm' as const), date }
+			? { seconds: installSeconds, npmCache: cold ? ('empty' as const) : ('warm' as const), date, load: loadAfterInstall }
 			: sameBuild
 				? previous.coldInstall
 				: undefined;
@@ -239,8 +249,24 @@ async function runLeg(leg: Leg, cold: boolean, previous: LegResult | undefined):
 		seconds: { install: installSeconds, test: testSeconds },
 		installStep: install.code !== 0 ? 'failed' : installedFromNothing ? 'installed' : 'already installed',
 		...(coldInstall ? { coldInstall } : {}),
+		...(notInstalled.length ? { notInstalled } : {}),
+		host: { cpus: cpus().length, load: [round1(loadBefore), round1(loadavg()[0])] },
 		failures,
 	};
+}
+
+/** From install-n8n.sh's log: each version that did not install, with npm's first error line for it. */
+export function notInstalledOf(log: string): Array<{ version: string; reason: string }> {
+	const found: Array<{ version: string; reason: string }> = [];
+	for (const match of log.matchAll(/install-n8n: installing n8n@(\S+) [\s\S]*?install-n8n: n8n@\1 did not install/g)) {
+		const errors = match[0]
+			.split('\n')
+			.filter((line) => line.startsWith('npm error '))
+			.map((line) => line.replace(/^npm error (notarget )?/, ''))
+			.filter((line) => !/^code |A complete log|In most cases/.test(line));
+		found.push({ version: match[1], reason: errors.join(' ') || 'see the log' });
+	}
+	return found;
 }
 
 /** ` (vm)`: the N8N_EXPRESSION_ENGINE default of this n8n's @n8n/config, when it has the setting. */
@@ -269,17 +295,22 @@ export function compatibilityTable(results: ResultsFile): string {
 				? `passed (${result.tests.passed}/${result.tests.total})`
 				: `**failed** (${result.tests.passed}/${result.tests.total}): ${result.failures[0]?.split('\n')[0].replace(/\|/g, '\\|') ?? ''}`;
 		const cold = result.coldInstall
-			? `${formatSeconds(result.coldInstall.seconds)}${result.coldInstall.npmCache === 'warm' ? ' (npm cache warm)' : ''}`
+			? `${formatSeconds(result.coldInstall.seconds)}${result.coldInstall.npmCache === 'warm' ? ' (npm cache warm)' : ''}` +
+				(result.coldInstall.load !== undefined ? ` (load ${result.coldInstall.load})` : '')
 			: 'not measured';
 		// Installed already: the install step's check plus the test; else the test alone.
 		const warm = formatSeconds(result.seconds.test + (result.installStep === 'already installed' ? result.seconds.install : 0));
+		const note = result.notInstalled?.length
+			? ` (${result.notInstalled.map((miss) => `${miss.version} does not install: ${miss.reason.replace(/\|/g, '\\|')}`).join('; ')})`
+			: '';
+		const load = result.host ? `${result.host.load.join('–')} on ${result.host.cpus} CPUs` : '';
 		return [
-			`| ${result.n8n} (\`${leg.version}\`) | ${result.node} | ${result.expressionEngine} | ${verdict} | ${cold} | ${warm} | ${result.date.slice(0, 10)} | ${result.commit} |`,
+			`| ${result.n8n} (\`${leg.version}\`)${note} | ${result.node} | ${result.expressionEngine} | ${verdict} | ${cold} | ${warm} | ${load} | ${result.date.slice(0, 10)} | ${result.commit} |`,
 		];
 	});
 	return [
-		'| n8n | Node.js | Expression engine | Smoke test | n8n install from nothing | Run with n8n installed | Date | Commit |',
-		'|---|---|---|---|---|---|---|---|',
+		'| n8n | Node.js | Expression engine | Smoke test | n8n install from nothing | Run with n8n installed | Load during the run | Date | Commit |',
+		'|---|---|---|---|---|---|---|---|---|',
 		...rows,
 	].join('\n');
 }
