@@ -226,7 +226,10 @@ async function runLeg(leg: Leg, cold: boolean, previous: LegResult | undefined):
 	log.end();
 
 	const logText = readFileSync(join(logDir, `${leg.id}.log`), 'utf8');
-	const notInstalled = notInstalledOf(logText);
+	// A version skipped because it failed within the last day keeps the reason recorded then.
+	const notInstalled = notInstalledOf(logText).map((miss) =>
+		miss.reason === skippedReason ? (previous?.notInstalled?.find((earlier) => earlier.version === miss.version) ?? miss) : miss,
+	);
 	const installedFromNothing = new RegExp(`install-n8n: installing n8n@${n8nVersion.replace(/\./g, '\\.')} `).test(logText);
 	const sameBuild = previous && previous.n8n === n8nVersion && previous.node.split('.')[0] === nodeVersion.split('.')[0];
 	const coldInstall =
@@ -256,8 +259,13 @@ async function runLeg(leg: Leg, cold: boolean, previous: LegResult | undefined):
 }
 
 /** From install-n8n.sh's log: each version that did not install, with npm's first error line for it. */
+const skippedReason = 'did not install within the last 24 hours (skipped)';
+
 export function notInstalledOf(log: string): Array<{ version: string; reason: string }> {
 	const found: Array<{ version: string; reason: string }> = [];
+	for (const match of log.matchAll(/install-n8n: n8n@(\S+) did not install within the last 24 hours/g)) {
+		found.push({ version: match[1], reason: skippedReason });
+	}
 	for (const match of log.matchAll(/install-n8n: installing n8n@(\S+) [\s\S]*?install-n8n: n8n@\1 did not install/g)) {
 		const errors = match[0]
 			.split('\n')
