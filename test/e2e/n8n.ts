@@ -80,7 +80,10 @@ export interface N8n {
 	stop(): Promise<void>;
 }
 
-/** Starts the pinned n8n over HTTPS on a free port, headless, with an owner and an API key. */
+/**
+ * Starts the pinned n8n (or the one N8N_E2E_VERSION / N8N_E2E_NODE choose) over HTTPS on a free port,
+ * headless, with an owner and an API key.
+ */
 export async function startN8n(options: StartN8nOptions = {}): Promise<N8n> {
 	const install = await n8nInstall();
 	const ownFolder = options.userFolder === undefined;
@@ -214,7 +217,7 @@ class N8nInstance implements N8n {
 			keyPath: this.tls.keyPath,
 			certPath: this.tls.certPath,
 			extraCaPath: this.extraCaPath,
-			extra: this.options.env,
+			extra: { ...this.install.env, ...this.options.env },
 		});
 	}
 

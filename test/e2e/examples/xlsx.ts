@@ -15,7 +15,14 @@ interface SheetJs {
 export async function readXlsx(bytes: Buffer): Promise<{ sheets: string[]; rows: Array<Record<string, string>> }> {
 	const install = await n8nInstall();
 	const requireFromN8n = createRequire(join(install.packageDir, '..', 'n8n-nodes-base', 'package.json'));
-	const xlsx = requireFromN8n('@e965/xlsx') as SheetJs;
+	// n8n 2.x: @e965/xlsx (SheetJS republished on the registry); n8n 1.x: xlsx.
+	const xlsx = (() => {
+		try {
+			return requireFromN8n('@e965/xlsx') as SheetJs;
+		} catch {
+			return requireFromN8n('xlsx') as SheetJs;
+		}
+	})();
 	const book = xlsx.read(bytes, { type: 'buffer' });
 	const first = book.Sheets[book.SheetNames[0]];
 	return { sheets: book.SheetNames, rows: xlsx.utils.sheet_to_json<Record<string, string>>(first, { defval: '', raw: false }) };
