@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Delivery } from '../sandbox';
 import { countByAlert, executionItems } from './examples/executions';
-import { chatPath, crmPath, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { chatPath, crmPath, endpointDeletes, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
 import { packPackage } from './n8n';
 import { repoRoot } from './n8n-install';
 import { waitFor } from './wait-for';
@@ -198,14 +198,7 @@ describe('trigger example workflows in a real n8n', () => {
 
 		await n8n.api.deactivateWorkflow(exampleIds.ledgerAlert);
 
-		// Like activation, the deactivate call answers before n8n has run the trigger's delete().
-		const deletes = await waitFor(
-			async () => {
-				const seen = sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${endpoint?.id}` });
-				return seen.length > 0 ? seen : undefined;
-			},
-			{ what: 'the DELETE of the ledger workflow\'s endpoint', timeoutMs: 30_000 },
-		);
+		const deletes = await endpointDeletes(sandbox, endpoint?.id);
 		expect(deletes.map((request) => request.status)).toEqual([204]);
 		expect(sandbox.control.webhookEndpoints().map((candidate) => candidate.url)).toEqual([webhookUrls.shareRevoked]);
 		const staticAfter = await n8n.api.request<{ staticData: Record<string, { endpoints?: object }> | null }>(

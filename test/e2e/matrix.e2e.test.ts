@@ -7,11 +7,10 @@ import type { Delivery } from '../sandbox';
 import { binaryOf, downloadBinary } from './examples/binary-file';
 import { suppliersCsvPath } from './examples/catalog';
 import { countByAlert, executionItems } from './examples/executions';
-import { chatPath, credentialId, crmPath, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { chatPath, credentialId, crmPath, endpointDeletes, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
 import { readXlsx } from './examples/xlsx';
 import { nodeItems, packPackage } from './n8n';
 import { repoRoot } from './n8n-install';
-import { waitFor } from './wait-for';
 
 /**
  * The compatibility smoke test: both nodes in whichever n8n and Node N8N_E2E_VERSION / N8N_E2E_NODE
@@ -200,13 +199,7 @@ describe(`compatibility smoke test (n8n ${process.env.N8N_E2E_VERSION ?? 'pinned
 
 		await n8n.api.deactivateWorkflow(exampleIds.ledgerAlert);
 
-		const deletes = await waitFor(
-			async () => {
-				const seen = sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${endpoint?.id}` });
-				return seen.length > 0 ? seen : undefined;
-			},
-			{ what: 'the DELETE of the ledger workflow\'s endpoint', timeoutMs: 30_000 },
-		);
+		const deletes = await endpointDeletes(sandbox, endpoint?.id);
 		expect(deletes.map((request) => request.status)).toEqual([204]);
 		expect(sandbox.control.webhookEndpoints().map((candidate) => candidate.url)).toEqual([webhookUrls.shareRevoked]);
 	}, 120_000);

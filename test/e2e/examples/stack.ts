@@ -138,3 +138,17 @@ async function storedEndpointUrls(n8n: N8n, workflowId: string): Promise<string[
 	);
 	return Object.values(workflow.staticData ?? {}).flatMap((node) => Object.keys(node?.endpoints ?? {}));
 }
+
+/**
+ * The requests that deleted endpoint `id` at the Service, once there is one: n8n answers a
+ * deactivation before it has run the trigger's delete().
+ */
+export function endpointDeletes(sandbox: Sandbox, id: string | undefined) {
+	return waitFor(
+		async () => {
+			const seen = sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${id}` });
+			return seen.length > 0 ? seen : undefined;
+		},
+		{ what: `the DELETE of endpoint ${id}`, timeoutMs: 30_000 },
+	);
+}
