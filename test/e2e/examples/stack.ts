@@ -2,6 +2,7 @@ import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { serviceApi } from '../../sandbox/credential';
 import { startHttpsSink, type HttpsSink } from '../fixtures/https-sink';
 import { n8nTls, startN8n, type N8n } from '../n8n';
 import { waitFor } from '../wait-for';
@@ -90,7 +91,7 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 				id: credentialId,
 				name: 'Service API',
 				type: 'serviceApi',
-				data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader },
+				data: serviceApi(sandbox),
 			},
 		]);
 		const values = {
