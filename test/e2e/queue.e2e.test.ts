@@ -5,7 +5,7 @@ import type { Delivery } from '../sandbox';
 import { parseCsv } from '../sandbox/csvRead';
 import { downloadBinary } from './examples/binary-file';
 import { countByAlert, executionItems } from './examples/executions';
-import { chatPath, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { chatPath, credentialId, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
 import { httpsRequest } from './https-request';
 import { packPackage, type Execution } from './n8n';
 import { repoRoot } from './n8n-install';
@@ -14,6 +14,7 @@ import { waitFor } from './wait-for';
 
 const ledgerTrigger = 'Service Trigger: register changes';
 const BIG_ROWS = 100_000;
+const countBy = (values: string[]) => values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
 const statuses = (deliveries: Delivery[]) => deliveries.flatMap((delivery) => delivery.attempts.map((attempt) => attempt.status));
 
 // The package in n8n's queue mode: PostgreSQL, Redis, a main process, two webhook processes behind a
@@ -174,7 +175,7 @@ describe('queue mode: main, webhook processes and workers', () => {
 		const { sandbox } = running();
 		const { deployment: queue } = running();
 		const measured: Array<{ executions: number; passedOn: number; chat: number; workers: string[] }> = [];
-		for (const organisation of ['KE-1003', 'KE-1006', 'KE-1008']) {
+		for (const organisation of ['KE-1003', 'KE-1006', 'KE-1008', 'KE-1002', 'KE-1007', 'KE-1009']) {
 			const seen = new Set((await ledgerExecutions()).map((execution) => execution.id));
 			const alert = sandbox.control.emit('ledger_high', { organisation });
 			// The copy goes out while the first delivery is still being answered; the balancer sends it to the other process.
@@ -281,4 +282,94 @@ describe('queue mode: main, webhook processes and workers', () => {
 		const pageRequests = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' });
 		expect(pageRequests.filter((request) => request.status === 200)).toHaveLength(2 * pages);
 	}, 420_000);
+
+	test('the README\'s downstream deduplication recipe (a unique key in PostgreSQL) passes each alert on once, with the trigger\'s own check off', async () => {
+		const { sandbox, n8n, sink, deployment: queue } = running();
+		await queue.services.sql('CREATE TABLE service_alerts (alert_id text PRIMARY KEY)');
+		const { postgres } = queue.services;
+		await n8n.importCredentials([
+			{
+				id: 'svcPostgresDedup1',
+				name: 'Alerts database',
+				type: 'postgres',
+				data: { host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, ssl: 'disable' },
+			},
+		]);
+		const workflowId = 'svcDedupRecipe01';
+		const webhookId = '5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f';
+		const trigger = 'Service Trigger: every copy';
+		const url = `${queue.balancer.url}/webhook/${webhookId}/webhook`;
+		await n8n.importWorkflows([
+			{
+				id: workflowId,
+				name: 'Deduplicate on alert_id in PostgreSQL',
+				nodes: [
+					{
+						// Ignore Redeliveries off: every accepted copy passes the trigger, only the recipe stops duplicates.
+						parameters: { events: ['ledger_high'], ignoreRedeliveries: false },
+						id: 'd1', name: trigger, type: 'n8n-nodes-service-reader.serviceTrigger', typeVersion: 2, position: [0, 0], webhookId,
+						credentials: { serviceApi: { id: credentialId, name: 'Service API' } },
+					},
+					{
+						parameters: {
+							operation: 'executeQuery',
+							query:
+								'WITH claimed AS (INSERT INTO service_alerts (alert_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING alert_id) SELECT alert_id FROM claimed',
+							options: { queryReplacement: '={{ $json.alert_id }}' },
+						},
+						id: 'd2', name: 'First copy only', type: 'n8n-nodes-base.postgres', typeVersion: 2.6, position: [220, 0],
+						credentials: { postgres: { id: 'svcPostgresDedup1', name: 'Alerts database' } },
+					},
+					{
+						parameters: {
+							method: 'POST', url: `${sink.url}/dedup`, sendBody: true,
+							bodyParameters: { parameters: [{ name: 'alert_id', value: '={{ $json.alert_id }}' }] }, options: {},
+						},
+						id: 'd3', name: 'Side effect', type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, position: [440, 0],
+					},
+				],
+				connections: {
+					[trigger]: { main: [[{ node: 'First copy only', type: 'main', index: 0 }]] },
+					'First copy only': { main: [[{ node: 'Side effect', type: 'main', index: 0 }]] },
+				},
+				settings: {},
+			},
+		]);
+		await n8n.api.activateWorkflow(workflowId);
+		await waitFor(
+			async () => {
+				if (!sandbox.control.webhookEndpoints().some((endpoint) => endpoint.url === url)) return undefined;
+				const stored = await n8n.api.request<{ staticData?: Record<string, { endpoints?: Record<string, unknown> }> | null }>(
+					'GET',
+					`/workflows/${workflowId}`,
+				);
+				return stored.staticData?.[`node:${trigger}`]?.endpoints?.[url] ? true : undefined;
+			},
+			{ what: 'the recipe workflow\'s endpoint, registered and stored', timeoutMs: 60_000 },
+		);
+
+		const toRecipe = (deliveries: Delivery[]) => statuses(deliveries.filter((delivery) => delivery.url === url));
+		const alerts = [];
+		for (const organisation of ['KE-1001', 'KE-1004', 'KE-1010']) {
+			// Two copies at once (one per webhook process), then two more after they ended.
+			const alert = sandbox.control.emit('ledger_high', { organisation });
+			sandbox.control.redeliver(alert.alertId);
+			expect(toRecipe(await sandbox.control.whenSettled(alert.alertId))).toEqual([200, 200]);
+			sandbox.control.redeliver(alert.alertId);
+			sandbox.control.redeliver(alert.alertId);
+			expect(toRecipe(await sandbox.control.whenSettled(alert.alertId))).toEqual([200, 200, 200, 200]);
+			alerts.push(alert.alertId);
+		}
+		const runs = await n8n.api.waitForExecutions(workflowId, 4 * alerts.length, 120_000);
+		const counts = countByAlert(runs, trigger);
+		for (const alertId of alerts) expect(counts[alertId]).toBe(4);
+		const workers = runs.map((run) => queue.ranOn().get(run.id) ?? 'none');
+		for (const worker of workers) expect(worker).toMatch(/^worker-[12]$/);
+		console.log(`queue mode, deduplication recipe: ${runs.length} executions on ${JSON.stringify(countBy(workers))}`);
+		expect(runs.map((run) => run.status)).toEqual(runs.map(() => 'success'));
+		await sink.waitForRequests('/dedup', alerts.length, 30_000);
+		const received = sink.received('/dedup').map((request) => JSON.parse(request.body).alert_id as string);
+		expect(received.sort()).toEqual([...alerts].sort());
+		expect((await queue.services.sql('SELECT alert_id FROM service_alerts ORDER BY alert_id')).trim().split('\n')).toEqual([...alerts].sort());
+	}, 300_000);
 });

@@ -5,38 +5,42 @@ import type { AddressInfo } from 'node:net';
 import type { LocalhostTls } from '../tls';
 
 /**
- * What an operator puts in front of n8n's webhook processes (nginx, a cloud load balancer): an HTTPS
- * reverse proxy that passes each request unchanged to the next webhook process. Requests to one URL
- * take turns across the processes, so two copies of one alert land on different processes (the
- * case that matters for duplicates).
+ * What an operator puts in front of n8n (nginx, a cloud load balancer): an HTTPS reverse proxy that
+ * passes production webhook calls (/webhook/…, /webhook-waiting/…) unchanged to the webhook processes
+ * and everything else (editor, API, test webhooks) to main, as n8n's hosting guide routes them.
+ * Requests to one URL take turns across the webhook processes, so two copies of one alert land on
+ * different processes (the case that matters for duplicates).
  */
 export interface Balancer {
 	/** https://localhost:<port> (no trailing slash): the base of the webhook URLs the Service calls. */
 	url: string;
 	port: number;
-	/** Which process (index into the backends) each request went to, in order. */
+	/** Which webhook process (index into the backends, -1 for main) each request went to, in order. */
 	readonly routed: Array<{ path: string; backend: number; status?: number }>;
-	setBackends(urls: string[]): void;
+	/** The webhook processes' and main's own https://localhost:<port>. */
+	setBackends(webhookUrls: string[], mainUrl: string): void;
 	close(): Promise<void>;
 }
 
 export async function startBalancer(tls: LocalhostTls, port = 0): Promise<Balancer> {
 	let backends: string[] = [];
+	let main: string | undefined;
 	const turns = new Map<string, number>();
 	const routed: Balancer['routed'] = [];
 	const server = createServer({ key: await readFile(tls.keyPath), cert: await readFile(tls.certPath) }, (req, res) => {
 		const path = req.url ?? '/';
-		if (backends.length === 0) {
-			res.writeHead(502).end('no webhook process');
+		const production = /^\/(webhook|webhook-waiting)\//.test(path);
+		if (production ? backends.length === 0 : !main) {
+			res.writeHead(502).end('not started');
 			return;
 		}
 		const turn = turns.get(path) ?? 0;
 		turns.set(path, turn + 1);
-		const backend = turn % backends.length;
+		const backend = production ? turn % backends.length : -1;
 		const entry: Balancer['routed'][number] = { path, backend };
 		routed.push(entry);
 		const upstream = request(
-			`${backends[backend]}${path}`,
+			`${backend === -1 ? main : backends[backend]}${path}`,
 			{ method: req.method, headers: req.headers, ca: tls.ca },
 			(answer) => {
 				entry.status = answer.statusCode;
@@ -59,8 +63,9 @@ export async function startBalancer(tls: LocalhostTls, port = 0): Promise<Balanc
 		url: `https://localhost:${bound}`,
 		port: bound,
 		routed,
-		setBackends: (urls) => {
-			backends = [...urls];
+		setBackends: (webhookUrls, mainUrl) => {
+			backends = [...webhookUrls];
+			main = mainUrl;
 		},
 		close: () =>
 			new Promise((resolve) => {

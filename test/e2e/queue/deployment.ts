@@ -34,7 +34,7 @@ export interface QueueDeployment {
 	main: N8n;
 	webhooks: QueueProcess[];
 	workers: QueueProcess[];
-	/** The load balancer in front of the webhook processes; production webhook URLs start with its url. */
+	/** The load balancer in front of n8n (webhook processes, and main for the rest); webhook URLs start with its url. */
 	balancer: Balancer;
 	services: QueueServices;
 	/** Execution id -> the worker that ran it, from the workers' "Worker started execution" lines. */
@@ -138,7 +138,7 @@ export async function startQueueDeployment(options: QueueDeploymentOptions = {})
 		);
 		const webhooks = started.filter((process) => process.url);
 		const workers = started.filter((process) => !process.url);
-		balancer.setBackends(webhooks.map((process) => process.url as string));
+		balancer.setBackends(webhooks.map((process) => process.url as string), main.url);
 		log(`n8n queue mode: main ${main.url}, webhooks behind ${balancer.url}, ${workers.length} worker(s)`);
 
 		const byLine = (processes: QueueProcess[], pattern: RegExp) => () => {

@@ -17,6 +17,8 @@ export interface QueueServices {
 	postgres: { host: string; port: number; database: string; user: string; password: string };
 	/** What every n8n process of the deployment needs to reach them (DB_*, QUEUE_BULL_REDIS_*). */
 	env: Record<string, string>;
+	/** Runs SQL in n8n's database with psql; returns what it printed (unaligned, tuples only). */
+	sql(statement: string): Promise<string>;
 	/** Stops PostgreSQL and Redis (call after every n8n process has stopped). */
 	stop(): Promise<void>;
 }
@@ -99,6 +101,14 @@ export async function startQueueServices(): Promise<QueueServices> {
 				DB_POSTGRESDB_PASSWORD: password,
 				QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 				QUEUE_BULL_REDIS_PORT: String(redisPort),
+			},
+			sql: async (statement) => {
+				const { stdout } = await run(
+					join(pgBin, 'psql'),
+					['-h', '127.0.0.1', '-p', String(pgPort), '-U', user, '-d', database, '-v', 'ON_ERROR_STOP=1', '-At', '-c', statement],
+					{ env: { ...process.env, PGPASSWORD: password } },
+				);
+				return stdout;
 			},
 			stop,
 		};
