@@ -1,51 +1,13 @@
-import { connect } from 'node:net';
-import { repoRoot } from './n8n-install';
-import { ProcessGroup } from './process-group';
-import { waitFor } from './wait-for';
+import { demoState, listening, portIn, RUNNING, signalAndWait, startDemo } from './demo-process';
 
 const DEMO_LIMIT_MS = 10 * 60_000;
-
-/** Whether something still accepts TCP connections on 127.0.0.1:port. */
-function listening(port: number): Promise<boolean> {
-	return new Promise((resolve) => {
-		const socket = connect({ host: '127.0.0.1', port });
-		socket.once('connect', () => {
-			socket.destroy();
-			resolve(true);
-		});
-		socket.once('error', () => resolve(false));
-	});
-}
-
-/** Whether any process of the process group `pgid` is left. */
-function groupAlive(pgid: number): boolean {
-	try {
-		process.kill(-pgid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-async function runDemo(until: (output: string) => boolean, demo: ProcessGroup): Promise<number | null | 'running' | 'timeout'> {
-	let timer: NodeJS.Timeout | undefined;
-	const timedOut = new Promise<'timeout'>((resolve) => {
-		timer = setTimeout(() => resolve('timeout'), DEMO_LIMIT_MS);
-	});
-	const reached = new Promise<'running'>((resolve) => demo.onOutput((text) => until(text) && resolve('running')));
-	try {
-		return await Promise.race([demo.exited, timedOut, reached]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
 
 // What the README promises for queue mode, and that the demo leaves nothing behind when it is told to stop.
 describe('npm run demo -- --queue', () => {
 	test('--once brings up PostgreSQL, Redis, main, webhook processes and workers, runs the examples on workers and exits 0', async () => {
-		const demo = new ProcessGroup('npm', ['run', 'demo', '--', '--queue', '--once'], { cwd: repoRoot, env: { ...process.env } });
+		const demo = startDemo(['--queue', '--once']);
 		try {
-			const code = await runDemo(() => false, demo);
+			const code = await demoState(demo, () => false, DEMO_LIMIT_MS);
 			const output = demo.text;
 			expect({ code, tail: code === 0 ? '' : output.slice(-4000) }).toEqual({ code: 0, tail: '' });
 			expect(output).toMatch(/Service: company register alert to chat\s+2\s+success x2/);
@@ -61,12 +23,12 @@ describe('npm run demo -- --queue', () => {
 	}, DEMO_LIMIT_MS + 90_000);
 
 	test('a SIGTERM to npm stops every n8n process, PostgreSQL, Redis, the balancer and the sandbox', async () => {
-		const demo = new ProcessGroup('npm', ['run', 'demo', '--', '--queue'], { cwd: repoRoot, env: { ...process.env } });
+		const demo = startDemo(['--queue']);
 		try {
-			const state = await runDemo((text) => text.includes('running; press Ctrl-C to stop everything.'), demo);
+			const state = await demoState(demo, (text) => text.includes(RUNNING), DEMO_LIMIT_MS);
 			const output = demo.text;
 			expect({ state, tail: state === 'running' ? '' : output.slice(-4000) }).toEqual({ state: 'running', tail: '' });
-			const port = (pattern: RegExp) => Number(pattern.exec(output)?.[1]);
+			const port = (pattern: RegExp) => portIn(output, pattern);
 			const ports = {
 				n8n: port(/n8n editor: {2}https:\/\/localhost:(\d+)/),
 				sandbox: port(/sandbox: {5}https?:\/\/[^:]+:(\d+)/),
@@ -81,15 +43,7 @@ describe('npm run demo -- --queue', () => {
 			}
 
 			// To npm only, as a process manager or `kill <pid>` sends it.
-			process.kill(demo.child.pid as number, 'SIGTERM');
-			const left = await waitFor(
-				async () => {
-					const open = [];
-					for (const [name, value] of Object.entries(ports)) if (await listening(value)) open.push(name);
-					return open.length === 0 && !groupAlive(demo.child.pid as number) ? open : undefined;
-				},
-				{ what: 'the demo and everything it started to stop', timeoutMs: 90_000 },
-			);
+			const left = await signalAndWait(demo, 'SIGTERM', ports);
 			expect(left).toEqual([]);
 			expect(demo.text).toContain('SIGTERM: stopping n8n (every process, PostgreSQL, Redis), the sandbox and the sink...');
 		} finally {
