@@ -32,7 +32,7 @@ describe('npm run demo -- --once', () => {
 		}
 	}, DEMO_LIMIT_MS + 90_000);
 
-	test('a SIGHUP to npm alone (which npm does not pass on) stops n8n, its task runner, the sandbox and the sink', async () => {
+	test('a SIGHUP to npm alone (which npm does not pass on) stops n8n and the sandbox', async () => {
 		const demo = startDemo([]);
 		try {
 			const state = await demoState(demo, (text) => text.includes(RUNNING), DEMO_LIMIT_MS);
