@@ -15,7 +15,7 @@ module.exports = {
 			displayName: 'in-process',
 			roots: ['<rootDir>/test'],
 			testMatch: ['**/*.test.ts'],
-			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$'],
+			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
 			slowTestThreshold: 30,
 		},
 		{
@@ -24,6 +24,15 @@ module.exports = {
 			displayName: 'e2e',
 			roots: ['<rootDir>/test/e2e'],
 			testMatch: ['**/*.e2e.test.ts'],
+			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+			slowTestThreshold: 120,
+		},
+		{
+			// n8n's editor in Debian's chromium (scripts/install-chromium.sh), driven by playwright-core.
+			...shared,
+			displayName: 'browser',
+			roots: ['<rootDir>/test/browser'],
+			testMatch: ['**/*.browser.test.ts'],
 			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 			slowTestThreshold: 120,
 		},
