@@ -158,6 +158,7 @@ describe('the editor in a real browser', () => {
 		const shared = sandbox.control.shares().filter((share) => share.state === 'shared');
 		expect(header).toEqual(expect.arrayContaining(['ke', 'company_name', 'tier', 'status', 'decision_due']));
 		const ke = header.indexOf('ke');
+		expect(rows.map((row) => row[ke]).sort()).toEqual(shared.map((share) => share.ke).sort());
 		const names = rows.map((row) => row[header.indexOf('company_name')]);
 		expect(names).toContain('Acme Supplies Ltd');
 		// Strip Formula Guard is off by default: a name that would read as a formula keeps the Service's quote.
