@@ -124,9 +124,7 @@ describe('the editor in a real browser', () => {
 		);
 		expect(actionGroups.map((group) => group.actions.length)).toEqual([...readme.values()].map((ops) => ops.length));
 		// Tall enough for every action at once.
-		await page.setViewportSize({ width: 1440, height: 1700 });
-		await screenshot(page, 'reader-operations', panel);
-		await page.setViewportSize({ width: 1440, height: 900 });
+		await screenshot(page, 'reader-operations', panel, { width: 1440, height: 1700 });
 
 		// The Resource and Operation dropdowns use the README's names exactly.
 		// n8n adds "Custom API Call" itself (the HTTP Request node with this credential).
@@ -163,7 +161,7 @@ describe('the editor in a real browser', () => {
 		expect(names).toContain('Acme Supplies Ltd');
 		// Strip Formula Guard is off by default: a name that would read as a formula keeps the Service's quote.
 		expect(names).toContain('\'=HYPERLINK("http://evil.example","click me")');
-		await screenshot(page, 'portfolio-output');
+		await screenshot(page, 'portfolio-output', undefined, { width: 1920, height: 900 });
 	}, 120_000);
 
 	test('Service Reader: Invitation > Import from the previous node\'s CSV shows each refused row with its reason', async () => {
@@ -179,7 +177,7 @@ describe('the editor in a real browser', () => {
 		expect(rowOf('No Number Ltd')).toContain('registration number is missing');
 		expect(rowOf('Northwind Traders')).toContain('already exists');
 		expect(rowOf('Typo Trading')).toContain('not a valid email address');
-		await screenshot(page, 'invitation-import-output');
+		await screenshot(page, 'invitation-import-output', undefined, { width: 1920, height: 900 });
 	}, 120_000);
 
 	test('Service Trigger: the catalogue\'s events, a test event shown in the editor, stopping removes the test endpoint', async () => {
@@ -250,6 +248,10 @@ describe('the editor in a real browser', () => {
 			what: 'the three nodes of the portfolio example to succeed',
 			timeoutMs: 60_000,
 		});
+		// Under the node, its resource and operation as the dropdowns name them.
+		expect(await page.locator('[data-test-id=canvas-node][data-node-name="Portfolio: every page"]').innerText()).toContain(
+			'Portfolio: Get Many',
+		);
 		await screenshot(page, 'example-workflow');
 	}, 120_000);
 });

@@ -96,13 +96,18 @@ export async function showOutputAsTable(page: Page): Promise<void> {
 	await page.getByTestId('output-panel').getByTestId('radio-button-table').click();
 }
 
-/** Writes `docs/<name>.png` (for the README) from the current page. */
-export async function screenshot(page: Page, name: string, clip?: Locator): Promise<void> {
+/** Writes `docs/<name>.png` (for the README) from the current page, in another window size if given. */
+export async function screenshot(page: Page, name: string, clip?: Locator, size?: { width: number; height: number }): Promise<void> {
+	const before = page.viewportSize();
+	if (size) await page.setViewportSize(size);
 	// Toasts cover the panels and say nothing the picture needs.
-	await page.locator('.el-notification .el-notification__closeBtn').evaluateAll((buttons) => buttons.forEach((b) => (b as unknown as { click(): void }).click()));
+	await page
+		.locator('.el-notification .el-notification__closeBtn')
+		.evaluateAll((buttons) => buttons.forEach((button) => (button as unknown as { click(): void }).click()));
 	await page.mouse.move(0, 0);
 	await page.waitForTimeout(400);
 	const path = join(repoRoot, 'docs', `${name}.png`);
 	if (clip) await clip.screenshot({ path });
 	else await page.screenshot({ path });
+	if (size && before) await page.setViewportSize(before);
 }
