@@ -121,6 +121,14 @@ describe('trigger example workflows in a real n8n', () => {
 		await barrier();
 		expect(sink.received(crmPath)).toHaveLength(1);
 		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBeUndefined();
+
+		// A register alert about a company that no longer shares still reaches the chat, and says so.
+		const late = sandbox.control.emit('ledger_high', { organisation: 'KE-1004' });
+		const message = await waitFor(async () => chatTexts().find((text) => text.includes(late.alertId)), {
+			what: 'the chat message of the alert about KE-1004',
+			timeoutMs: 60_000,
+		});
+		expect(message.startsWith('A company that no longer shares its record with you (KE-1004): company register change ledger_high')).toBe(true);
 	}, 120_000);
 
 	test('tampered and stale deliveries get 401 and start no execution', async () => {
