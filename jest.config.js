@@ -15,7 +15,7 @@ module.exports = {
 			displayName: 'in-process',
 			roots: ['<rootDir>/test'],
 			testMatch: ['**/*.test.ts'],
-			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$'],
+			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
 			slowTestThreshold: 30,
 		},
 		{
@@ -46,6 +46,15 @@ module.exports = {
 			testMatch: ['**/examples-*.e2e.test.ts'],
 			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 			setupFiles: [...shared.setupFiles, '<rootDir>/test/setup/altDialect.ts'],
+			slowTestThreshold: 120,
+		},
+		{
+			// n8n's editor in Debian's chromium (scripts/install-chromium.sh), driven by playwright-core.
+			...shared,
+			displayName: 'browser',
+			roots: ['<rootDir>/test/browser'],
+			testMatch: ['**/*.browser.test.ts'],
+			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 			slowTestThreshold: 120,
 		},
 	],

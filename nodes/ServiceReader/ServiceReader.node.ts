@@ -11,7 +11,9 @@ export class ServiceReader implements INodeType {
 		icon: { light: 'file:../../icons/service.svg', dark: 'file:../../icons/service.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// "Portfolio: Get Many", as the dropdowns name them (a literal, as n8n's lint wants; test/unit/readerSubtitle.test.ts checks it).
+		subtitle:
+			'={{ ({"auditPack.get":"Audit Pack: Get","decision.getAll":"Decision: Get Many","expiry.getAll":"Expiry: Get Many","invitation.create":"Invitation: Create","invitation.getAll":"Invitation: Get Many","invitation.import":"Invitation: Import","policyRun.create":"Policy Run: Create","portfolio.getAll":"Portfolio: Get Many","record.get":"Record: Get","record.verify":"Record: Verify","sso.setConfiguration":"SSO: Set Configuration","statement.getAll":"Statement: Get Many","webhook.createEndpoint":"Webhook: Create Endpoint","webhook.getCatalogue":"Webhook: Get Catalogue"})[$parameter["resource"] + "." + $parameter["operation"]] }}',
 		description: 'Read signed records and exports, invite companies, run policies and set SSO in the Service',
 		defaults: { name: 'Service Reader' },
 		usableAsTool: true,

@@ -16,7 +16,7 @@ export const NAMED_EVENT_TYPES: readonly EventTypeInfo[] = [
 	{
 		eventType: 'ledger_high',
 		description:
-			'Status change on the company register (struck off, in liquidation, licence suspended). Always starts the workflow: a reader cannot silence it.',
+			'Always starts the workflow. Status change on the company register (struck off, in liquidation, licence suspended)',
 	},
 	{ eventType: 'ledger_medium', description: 'A lesser status change on the company register' },
 	{ eventType: 'questionnaire_answered', description: 'A questionnaire was answered' },
@@ -123,8 +123,9 @@ export function eventTypeChoices(catalogue: readonly unknown[] | undefined): Eve
 	}
 	for (const type of UNSILENCEABLE_EVENT_TYPES) {
 		const info = byType.get(type);
+		// First, so the dropdown's two visible lines still say it when the rest is cut off.
 		if (info && !/always starts/i.test(info.description)) {
-			info.description = `${info.description.replace(/\.?\s*$/, '.')} Always starts the workflow: a reader cannot silence it.`;
+			info.description = `Always starts the workflow. ${info.description}`;
 		}
 	}
 	return [...byType.values()].sort((a, b) => a.eventType.localeCompare(b.eventType));

@@ -85,7 +85,13 @@ describe('trigger example workflows in a real n8n', () => {
 
 		const texts = chatTexts();
 		for (const alert of [...high, medium]) expect(texts.filter((text) => text.includes(alert.alertId))).toHaveLength(1);
-		expect(texts.find((text) => text.includes(high[0].alertId))).toContain('ledger_high, severity high) for company KE-1010');
+		// The message names the company (fetched with Record > Get), not only its KE and the alert id.
+		const company = sandbox.control.companies().find((candidate) => candidate.ke === 'KE-1010');
+		const message = texts.find((text) => text.includes(high[0].alertId)) ?? '';
+		expect(message.startsWith(`${company?.name} (KE-1010): company register change ledger_high, severity high, at `)).toBe(true);
+		expect(message).toContain('Open the company in the Service');
+		// Spec section 1: fetching the record is an export, written to the company's own access log.
+		expect(sandbox.control.companyAccessLog('KE-1010').map((entry) => entry.export)).toContain('record');
 		expect(sink.received(chatPath).every((request) => request.method === 'POST')).toBe(true);
 
 		// ledger_high cannot be silenced, so it also starts the share workflow, whose filter stops it.
@@ -115,6 +121,14 @@ describe('trigger example workflows in a real n8n', () => {
 		await barrier();
 		expect(sink.received(crmPath)).toHaveLength(1);
 		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBeUndefined();
+
+		// A register alert about a company that no longer shares still reaches the chat, and says so.
+		const late = sandbox.control.emit('ledger_high', { organisation: 'KE-1004' });
+		const message = await waitFor(async () => chatTexts().find((text) => text.includes(late.alertId)), {
+			what: 'the chat message of the alert about KE-1004',
+			timeoutMs: 60_000,
+		});
+		expect(message.startsWith('A company that no longer shares its record with you (KE-1004): company register change ledger_high')).toBe(true);
 	}, 120_000);
 
 	test('tampered and stale deliveries get 401 and start no execution', async () => {

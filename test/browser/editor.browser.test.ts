@@ -1,0 +1,257 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { eventCatalogue } from '../sandbox/events';
+import { endpointDeletes, exampleIds, startExampleStack, type ExampleStack } from '../e2e/examples/stack';
+import { packPackage } from '../e2e/n8n';
+import { repoRoot } from '../e2e/n8n-install';
+import { waitFor } from '../e2e/wait-for';
+import { launchChromium, type EditorBrowser } from './chromium';
+import {
+	choose,
+	closeDropdown,
+	chooseCredential,
+	creatorItem,
+	dropdownOptions,
+	newWorkflowAndSearch,
+	outputTable,
+	parameter,
+	readmeOperations,
+	screenshot,
+	showOutputAsTable,
+	signIn,
+} from './editor';
+
+/** What the credential made through the UI is called (n8n's default name for a new one). */
+const uiCredential = 'Service account';
+
+// What a new user does in n8n's editor, in Debian's chromium, against a real n8n and the sandbox.
+describe('the editor in a real browser', () => {
+	let stack: ExampleStack | undefined;
+	let browser: EditorBrowser | undefined;
+	let work: string | undefined;
+	const running = () => {
+		if (!stack || !browser) throw new Error('n8n or the browser did not start');
+		return { ...stack, page: browser.page };
+	};
+
+	beforeAll(async () => {
+		work = await mkdtemp(join(tmpdir(), 'service-browser-'));
+		const tarball = await packPackage(repoRoot, work);
+		stack = await startExampleStack({ tarball });
+		browser = await launchChromium(stack.n8n.caPath);
+		browser.page.setDefaultTimeout(30_000);
+		await signIn(browser.page, stack.n8n);
+	}, 300_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		await stack?.stop();
+		if (work) await rm(work, { recursive: true, force: true });
+	}, 60_000);
+
+	async function openCredentialDialog(page: Page, url: string) {
+		await page.goto(`${url}/home/credentials`);
+		await page.getByRole('button', { name: 'Create credential' }).click();
+		await page.getByRole('combobox', { name: 'Search for app...' }).fill('Service API');
+		// "Freshservice API" matches the search too.
+		await page
+			.getByTestId('new-credential-type-select-option')
+			.filter({ has: page.getByText('Service API', { exact: true }) })
+			.click();
+		await page.getByTestId('new-credential-type-button').click();
+		return page.locator('.el-dialog').filter({ has: page.getByTestId('credential-edit-dialog') });
+	}
+
+	test('credential: a wrong token and an http:// Base URL are refused in words; the right one tests successfully', async () => {
+		const { page, n8n, sandbox } = running();
+		const dialog = await openCredentialDialog(page, n8n.url);
+		const field = (name: string) => dialog.getByTestId(`parameter-input-${name}`).getByTestId('parameter-input-field');
+		const saveAndTest = async () => {
+			// Saving tests the credential; the banner of the previous test stays until this one answers.
+			const tested = page.waitForResponse((response) => response.url().includes('/rest/credentials/test'));
+			await page.getByTestId('credential-save-button').click();
+			await tested;
+			// Both banners are in the page; the one shown is the result.
+			await dialog.getByText(/Connection tested successfully|Couldn.t connect with these settings/).filter({ visible: true }).first().waitFor();
+			const details = dialog.getByText('More details');
+			if (await details.isVisible()) await details.click();
+			return dialog.locator('[data-test-id=credential-edit-dialog]').innerText();
+		};
+
+		await field('baseUrl').fill(sandbox.baseUrl);
+		await field('accessToken').fill('not-the-reader-token');
+		const wrongToken = await saveAndTest();
+		expect(wrongToken).toContain("Couldn’t connect with these settings");
+		expect(wrongToken).toContain('The Service rejected the access token (401): check the Access Token');
+
+		await field('accessToken').fill(sandbox.tokens.reader);
+		await field('baseUrl').fill(sandbox.baseUrl.replace(/^https:/, 'http:'));
+		const plainHttp = await saveAndTest();
+		expect(plainHttp).toContain("Couldn’t connect with these settings");
+		expect(plainHttp).toContain('must be an https:// address: the access token is sent over HTTPS only');
+
+		await field('baseUrl').fill(sandbox.baseUrl);
+		const right = await saveAndTest();
+		expect(right).toContain('Connection tested successfully');
+
+		await screenshot(page, 'credential', dialog.locator('.el-dialog').or(dialog).first());
+		await page.keyboard.press('Escape');
+	}, 120_000);
+
+	test('Service Reader: found by "Service", every resource and operation of the README offered', async () => {
+		const { page, n8n } = running();
+		await newWorkflowAndSearch(page, n8n, 'Service');
+		await creatorItem(page, 'Service Reader').click();
+		const readme = readmeOperations();
+		const panel = page.getByTestId('node-creator');
+		await panel.getByText('Get many portfolio rows').waitFor();
+		// One group of actions per resource, under the README's resource names, one action per operation.
+		const groups = await panel.evaluate((root) => {
+			const out: Array<{ header: string; actions: string[] }> = [];
+			for (const element of root.querySelectorAll('[data-test-id=item-iterator-item]')) {
+				const text = element.textContent?.trim() ?? '';
+				// Group headers ("Portfolio Actions") are items without a keyboard-navigation type.
+				if (element.getAttribute('data-keyboard-nav-type') === 'action') out.at(-1)?.actions.push(text);
+				else out.push({ header: text, actions: [] });
+			}
+			return out;
+		});
+		const actionGroups = groups.filter((group) => /actions$/i.test(group.header));
+		expect(actionGroups.map((group) => group.header.replace(/ actions$/i, '').toLowerCase())).toEqual(
+			[...readme.keys()].map((name) => name.toLowerCase()),
+		);
+		expect(actionGroups.map((group) => group.actions.length)).toEqual([...readme.values()].map((ops) => ops.length));
+		// Tall enough for every action at once.
+		await screenshot(page, 'reader-operations', panel, { width: 1440, height: 1700 });
+
+		// The Resource and Operation dropdowns use the README's names exactly.
+		// n8n adds "Custom API Call" itself (the HTTP Request node with this credential).
+		const ours = (names: string[]) => names.filter((name) => name !== 'Custom API Call');
+		await creatorItem(page, 'Get many portfolio rows').click();
+		expect(ours(await dropdownOptions(page, 'resource'))).toEqual([...readme.keys()]);
+		await closeDropdown(page);
+		for (const [resource, operations] of readme) {
+			await choose(page, 'resource', resource);
+			expect({ resource, operations: ours(await dropdownOptions(page, 'operation')).sort() }).toEqual({
+				resource,
+				operations: [...operations].sort(),
+			});
+			await closeDropdown(page);
+		}
+	}, 180_000);
+
+	test('Service Reader: Portfolio > Get Many run from the editor shows every shared company in the table', async () => {
+		const { page, n8n, sandbox } = running();
+		await newWorkflowAndSearch(page, n8n, 'Service');
+		await creatorItem(page, 'Service Reader').click();
+		await creatorItem(page, 'Get many portfolio rows').click();
+		await chooseCredential(page, uiCredential);
+		expect(await parameter(page, 'resource').locator('input').inputValue()).toBe('Portfolio');
+		expect(await parameter(page, 'operation').locator('input').inputValue()).toBe('Get Many');
+		await page.getByTestId('ndv').getByTestId('node-execute-button').click();
+		await showOutputAsTable(page);
+		const [header, ...rows] = await outputTable(page);
+		const shared = sandbox.control.shares().filter((share) => share.state === 'shared');
+		expect(header).toEqual(expect.arrayContaining(['ke', 'company_name', 'tier', 'status', 'decision_due']));
+		const ke = header.indexOf('ke');
+		expect(rows.map((row) => row[ke]).sort()).toEqual(shared.map((share) => share.ke).sort());
+		const names = rows.map((row) => row[header.indexOf('company_name')]);
+		expect(names).toContain('Acme Supplies Ltd');
+		// Strip Formula Guard is off by default: a name that would read as a formula keeps the Service's quote.
+		expect(names).toContain('\'=HYPERLINK("http://evil.example","click me")');
+		await screenshot(page, 'portfolio-output', undefined, { width: 1920, height: 900 });
+	}, 120_000);
+
+	test('Service Reader: Invitation > Import from the previous node\'s CSV shows each refused row with its reason', async () => {
+		const { page, n8n } = running();
+		await page.goto(`${n8n.url}/workflow/${exampleIds.invitations}`);
+		await page.locator('[data-test-id=canvas-node][data-node-name="Import invitations"]').dblclick();
+		await page.getByTestId('ndv').getByTestId('node-execute-button').click();
+		await showOutputAsTable(page);
+		const rows = (await outputTable(page)).slice(1).map((row) => row.join(' '));
+		const rowOf = (company: string) => rows.find((row) => row.includes(company)) ?? `no row for ${company}`;
+		expect(rows).toHaveLength(6);
+		expect(rowOf('Quick Parts')).toContain('free-mail');
+		expect(rowOf('No Number Ltd')).toContain('registration number is missing');
+		expect(rowOf('Northwind Traders')).toContain('already exists');
+		expect(rowOf('Typo Trading')).toContain('not a valid email address');
+		await screenshot(page, 'invitation-import-output', undefined, { width: 1920, height: 900 });
+	}, 120_000);
+
+	test('Service Trigger: the catalogue\'s events, a test event shown in the editor, stopping removes the test endpoint', async () => {
+		const { page, n8n, sandbox } = running();
+		await newWorkflowAndSearch(page, n8n, 'Service');
+		await creatorItem(page, 'Service Trigger').click();
+		// The panel offers "Add to workflow" for a trigger without actions.
+		await page.getByTestId('node-creator').getByTestId('item-iterator-item').first().click();
+		await chooseCredential(page, uiCredential);
+		// The catalogue (ledger_low and ledger_info are only in it), not the spec's named events.
+		expect((await dropdownOptions(page, 'events', 'share_revoked')).sort()).toEqual(eventCatalogue.map((event) => event.event_type).sort());
+		await page.locator('.el-popper[aria-hidden="false"] [role=option]').filter({ hasText: /^ledger_high/ }).click();
+		await closeDropdown(page);
+
+		const testEndpoint = async () =>
+			waitFor(async () => sandbox.control.webhookEndpoints().find((endpoint) => endpoint.url.includes('/webhook-test/')), {
+				what: 'the test URL to be registered with the sandbox',
+				timeoutMs: 30_000,
+			});
+		await page.getByTestId('trigger-execute-button').click();
+		await page.getByTestId('trigger-listening').waitFor();
+		const endpoint = await testEndpoint();
+		expect(endpoint.url.startsWith(`${n8n.url}/webhook-test/`)).toBe(true);
+		await screenshot(page, 'trigger-listening');
+
+		const alert = sandbox.control.emit('ledger_high', { organisation: 'KE-1010' });
+		await page.getByTestId('output-panel').getByText(alert.alertId).first().waitFor();
+		const output = await page.getByTestId('output-panel').innerText();
+		expect(output).toContain('KE-1010');
+		expect(output).toContain('ledger_high');
+		// Having received its event, the test URL is removed at the Service.
+		expect(await endpointDeletes(sandbox, endpoint.id)).toHaveLength(1);
+
+		// Listening again, then Stop Listening: the new test endpoint is deleted too.
+		await page.getByTestId('ndv').getByTestId('node-execute-button').or(page.getByTestId('trigger-execute-button')).first().click();
+		await page.getByTestId('trigger-listening').waitFor();
+		const second = await testEndpoint();
+		expect(second.id).not.toBe(endpoint.id);
+		await page.getByRole('button', { name: 'Stop Listening' }).first().click();
+		expect(await endpointDeletes(sandbox, second.id)).toHaveLength(1);
+		expect(sandbox.control.webhookEndpoints().filter((e) => e.url.includes('/webhook-test/'))).toEqual([]);
+	}, 180_000);
+
+	test('AI Agent: the Service Reader is offered as a tool and its parameters render', async () => {
+		const { page, n8n } = running();
+		await newWorkflowAndSearch(page, n8n, 'AI Agent');
+		await creatorItem(page, /^AI Agent/).click();
+		await page.getByTestId('ndv-close-button').click();
+		await page.locator('[data-test-id=canvas-node-input-handle][data-handleid="inputs/ai_tool/0"] [data-test-id=canvas-handle-plus]').click();
+		await page.getByTestId('node-creator-search-bar').fill('Service');
+		await creatorItem(page, 'Service Reader Tool').click();
+		await chooseCredential(page, uiCredential);
+		await choose(page, 'resource', 'Record');
+		await choose(page, 'operation', 'Get');
+		await expect(parameter(page, 'ke').isVisible()).resolves.toBe(true);
+		// The KE can be left to the model ($fromAI), as n8n offers for a tool's parameters.
+		await parameter(page, 'ke').hover();
+		await page.getByTestId('ndv').getByTestId('from-ai-override-button').first().waitFor();
+		expect(await parameter(page, 'descriptionType').locator('input').inputValue()).toBe('Set Automatically');
+		await screenshot(page, 'agent-tool');
+	}, 120_000);
+
+	test('an example workflow executed in the editor: every node succeeded', async () => {
+		const { page, n8n } = running();
+		await page.goto(`${n8n.url}/workflow/${exampleIds.portfolio}`);
+		await page.getByTestId('execute-workflow-button').click();
+		await waitFor(async () => ((await page.getByTestId('canvas-node-status-success').count()) === 3 ? true : undefined), {
+			what: 'the three nodes of the portfolio example to succeed',
+			timeoutMs: 60_000,
+		});
+		// Under the node, its resource and operation as the dropdowns name them.
+		expect(await page.locator('[data-test-id=canvas-node][data-node-name="Portfolio: every page"]').innerText()).toContain(
+			'Portfolio: Get Many',
+		);
+		await screenshot(page, 'example-workflow');
+	}, 120_000);
+});
