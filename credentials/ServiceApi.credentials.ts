@@ -6,6 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { advancedSettings } from '../nodes/shared/transport/advancedSettings';
+
 export class ServiceApi implements ICredentialType {
 	name = 'serviceApi';
 
@@ -35,111 +37,126 @@ export class ServiceApi implements ICredentialType {
 			description: 'The reader organisation\'s service access token, sent as a bearer token',
 		},
 		{
-			displayName: 'Advanced',
-			name: 'advanced',
-			type: 'collection',
-			placeholder: 'Add Setting',
-			default: {},
-			description: 'Settings the Service specification leaves open. The defaults fit the documented Service; change them only if yours differs.',
+			displayName: 'Advanced Settings',
+			name: 'advancedSettings',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to change settings the Service specification leaves open (the defaults fit the documented Service)',
+		},
+		{
+			displayName: 'Cursor Parameter',
+			name: 'cursorParameter',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'string',
+			default: 'cursor',
+			description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
+		},
+		{
+			displayName: 'JSON Format Value',
+			name: 'jsonFormat',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'string',
+			default: 'json',
+			description: 'The value of the format query parameter that asks an export for JSON instead of CSV',
+		},
+		{
+			displayName: 'Max Pages',
+			name: 'maxPages',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 100000,
+			description: 'Most pages one list follows; a list that goes on longer fails instead of paging for ever',
+		},
+		{
+			displayName: 'Max Response Size (MiB)',
+			name: 'maxResponseSize',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 64,
+			description: 'Largest answer read into memory; larger ones fail the item (CSV files and audit packs are streamed and not limited)',
+		},
+		{
+			displayName: 'Page Size',
+			name: 'pageSize',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 100,
+			description: 'Rows per page to ask for. Sent only when Page Size Parameter is set.',
+		},
+		{
+			displayName: 'Page Size Parameter',
+			name: 'pageSizeParameter',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'string',
+			default: '',
+			placeholder: 'page_size',
+			description: 'Name of the query parameter that sets the page size. Leave empty to use the Service\'s default page size.',
+		},
+		{
+			displayName: 'Request Timeout (Seconds)',
+			name: 'requestTimeout',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 60,
+			description: 'Longest wait for the Service to connect, answer, or send the next part of an answer',
+		},
+		{
+			displayName: 'Secret Encoding',
+			name: 'signingKeyEncoding',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'options',
 			options: [
 				{
-					displayName: 'Cursor Parameter',
-					name: 'cursorParameter',
-					type: 'string',
-					default: 'cursor',
-					description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
+					name: 'Base64 (Optional Whsec_ Prefix)',
+					value: 'base64',
+					description: 'Secret looks like whsec_… followed by base64 text',
 				},
 				{
-					displayName: 'JSON Format Value',
-					name: 'jsonFormat',
-					type: 'string',
-					default: 'json',
-					description: 'The value of the format query parameter that asks an export for JSON instead of CSV',
+					name: 'Hex',
+					value: 'hex',
 				},
 				{
-					displayName: 'Max Pages',
-					name: 'maxPages',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: 100000,
-					description: 'Most pages one list follows; a list that goes on longer fails instead of paging for ever',
-				},
-				{
-					displayName: 'Max Response Size (MiB)',
-					name: 'maxResponseSize',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: 64,
-					description: 'Largest answer read into memory; larger ones fail the item (CSV files and audit packs are streamed and not limited)',
-				},
-				{
-					displayName: 'Page Size',
-					name: 'pageSize',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: 100,
-					description: 'Rows per page to ask for. Sent only when Page Size Parameter is set.',
-				},
-				{
-					displayName: 'Page Size Parameter',
-					name: 'pageSizeParameter',
-					type: 'string',
-					default: '',
-					placeholder: 'page_size',
-					description: 'Name of the query parameter that sets the page size. Leave empty to use the Service\'s default page size.',
-				},
-				{
-					displayName: 'Request Timeout (Seconds)',
-					name: 'requestTimeout',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: 60,
-					description: 'Longest wait for the Service to connect, answer, or send the next part of an answer',
-				},
-				{
-					displayName: 'Secret Encoding',
-					name: 'secretEncoding',
-					type: 'options',
-					options: [
-						{
-							name: 'Base64 (Optional Whsec_ Prefix)',
-							value: 'base64',
-							description: 'Secret looks like whsec_… followed by base64 text',
-						},
-						{
-							name: 'Hex',
-							value: 'hex',
-						},
-						{
-							name: 'Raw Text',
-							value: 'raw',
-							description: 'The secret\'s characters are the key itself',
-						},
-					],
-					default: 'base64',
-					description: 'How the webhook signing secret is decoded into the HMAC key',
-				},
-				{
-					displayName: 'Signature Encoding',
-					name: 'signatureEncoding',
-					type: 'options',
-					options: [
-						{ name: 'Base64', value: 'base64' },
-						{ name: 'Detect (Hex or Base64)', value: 'auto' },
-						{ name: 'Hex', value: 'hex' },
-					],
-					default: 'auto',
-					description: 'How the v1 part of the Service-Signature header is encoded',
-				},
-				{
-					displayName: 'Webhook Signing Secret',
-					name: 'webhookSigningSecret',
-					type: 'string',
-					typeOptions: { password: true },
-					default: '',
-					description: 'Signing secret of a webhook endpoint you created outside n8n for this workflow\'s URL. When set, the Service Trigger registers no endpoint of its own and verifies every delivery with this secret.',
+					name: 'Raw Text',
+					value: 'raw',
+					description: 'The secret\'s characters are the key itself',
 				},
 			],
+			default: 'base64',
+			description: 'How the webhook signing secret is decoded into the HMAC key',
+		},
+		{
+			displayName: 'Signature Encoding',
+			name: 'signatureEncoding',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'options',
+			options: [
+				{ name: 'Base64', value: 'base64' },
+				{ name: 'Detect (Hex or Base64)', value: 'auto' },
+				{ name: 'Hex', value: 'hex' },
+			],
+			default: 'auto',
+			description: 'How the v1 part of the Service-Signature header is encoded',
+		},
+		{
+			displayName: 'Webhook Signing Secret',
+			name: 'webhookSigningSecret',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description: 'Signing secret of a webhook endpoint you created outside n8n for this workflow\'s URL. When set, the Service Trigger registers no endpoint of its own and verifies every delivery with this secret.',
+		},
+		{
+			// Credentials made through n8n's API or import before the switch above hold these settings
+			// under `advanced`; they apply while Advanced Settings is off.
+			displayName: 'Advanced (Set Through the API)',
+			name: 'advanced',
+			type: 'hidden',
+			default: {},
 		},
 	];
 
@@ -162,7 +179,7 @@ export class ServiceApi implements ICredentialType {
 		if (origin !== new URL(baseUrl).origin) {
 			throw new Error(`The access token is sent to the Base URL's host only, not to ${origin || 'this address'}.`);
 		}
-		const seconds = Number((credentials.advanced as { requestTimeout?: unknown } | undefined)?.requestTimeout ?? 60);
+		const seconds = Number(advancedSettings(credentials).requestTimeout ?? 60);
 		return {
 			...requestOptions,
 			disableFollowRedirect: true,

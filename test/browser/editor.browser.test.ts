@@ -97,6 +97,14 @@ describe('the editor in a real browser', () => {
 		expect(right).toContain('Connection tested successfully');
 
 		await screenshot(page, 'credential', dialog.locator('.el-dialog').or(dialog).first());
+
+		// The settings the spec leaves open are one switch away, and a change to them still tests.
+		await dialog.getByTestId('parameter-input-advancedSettings').locator('.el-switch').click();
+		for (const label of ['Cursor Parameter', 'Secret Encoding', 'Request Timeout (Seconds)', 'Webhook Signing Secret']) {
+			await dialog.getByText(label, { exact: true }).first().waitFor();
+		}
+		await field('cursorParameter').fill(sandbox.dialect.cursorParameter);
+		expect(await saveAndTest()).toContain('Connection tested successfully');
 		await page.keyboard.press('Escape');
 	}, 120_000);
 

@@ -22,14 +22,19 @@ export interface ServiceApiOptions {
 	baseUrl?: string;
 }
 
-/** The Service API credential as a user of this sandbox would fill it in. */
-export function serviceApi(
-	sandbox: Sandbox,
-	options: ServiceApiOptions = {},
-): ICredentialDataDecryptedObject & { advanced: IDataObject } {
+/**
+ * The Service API credential as a user of this sandbox fills it in the credential dialog: the
+ * Advanced Settings switch on, with its fields, when anything differs from the defaults. Settings are
+ * named as the nodes read them (`secretEncoding` is the dialog's `signingKeyEncoding`).
+ */
+export function serviceApi(sandbox: Sandbox, options: ServiceApiOptions = {}): ICredentialDataDecryptedObject {
+	const { secretEncoding, ...advanced } = { ...dialectOverrides(sandbox.dialect), ...options.advanced };
+	const dialog: IDataObject = Object.keys(advanced).length || secretEncoding !== undefined
+		? { advancedSettings: true, ...advanced, ...(secretEncoding === undefined ? {} : { signingKeyEncoding: secretEncoding }) }
+		: {};
 	return {
 		baseUrl: options.baseUrl ?? sandbox.baseUrl,
 		accessToken: options.token ?? sandbox.tokens[options.reader ?? 'reader'],
-		advanced: { ...dialectOverrides(sandbox.dialect), ...options.advanced },
+		...dialog,
 	};
 }

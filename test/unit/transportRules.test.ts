@@ -137,6 +137,27 @@ describe('credential settings', () => {
 		});
 	});
 
+	test('Advanced Settings on: the dialog\'s fields apply; off: they are ignored and an API-made `advanced` object applies', () => {
+		const read = (credentials: Record<string, unknown>) => {
+			const result = readServiceSettings({ baseUrl: 'https://svc.example.com', ...credentials });
+			if (result.problem !== undefined) throw new Error(result.problem);
+			return result.settings;
+		};
+		const dialog = { cursorParameter: 'after', signingKeyEncoding: 'hex', jsonFormat: 'application/json', requestTimeout: 5 };
+		expect(read({ advancedSettings: true, ...dialog, advanced: { cursorParameter: 'next' } })).toMatchObject({
+			cursorParameter: 'after',
+			secretEncoding: 'hex',
+			jsonFormat: 'application/json',
+			requestTimeoutMs: 5000,
+		});
+		// Switched off, the dialog's leftovers do not apply.
+		expect(read({ advancedSettings: false, ...dialog })).toMatchObject({ cursorParameter: 'cursor', secretEncoding: 'base64', requestTimeoutMs: 60_000 });
+		expect(read({ advancedSettings: false, advanced: { cursorParameter: 'next', secretEncoding: 'raw' } })).toMatchObject({
+			cursorParameter: 'next',
+			secretEncoding: 'raw',
+		});
+	});
+
 	test('the access token is replaced by *** in text and bytes the Service sent; short tokens are left alone', () => {
 		const token = 'svc_live_5f3a9c1e';
 		const result = readServiceSettings({ baseUrl: 'https://svc.example.com', accessToken: token });

@@ -2,6 +2,7 @@
  * Reads the Service API credential into the settings the nodes use, with the documented
  * defaults for what the spec leaves "not shown" (README, Assumptions). Pure: no n8n types.
  */
+import { advancedSettings } from './advancedSettings';
 
 export interface ServiceSettings {
 	/** Base URL without a trailing slash. */
@@ -46,7 +47,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 			problem: `The Base URL "${rawBaseUrl}" in the Service API credential must start with https://: the Service is reached over HTTPS only.`,
 		};
 	}
-	const advanced = (credentials.advanced ?? {}) as Record<string, unknown>;
+	const advanced = advancedSettings(credentials);
 	const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 	const pageSizeParameter = text(advanced.pageSizeParameter);
 	const positive = (value: unknown, fallback: number) => {

@@ -16,7 +16,7 @@ import { serviceApi } from '../../sandbox/credential';
 export function serviceCredentials(
 	sandbox: Sandbox,
 	options: { reader?: ReaderKey; pageSize?: number; cursorParameter?: string; accessToken?: string } = {},
-): { serviceApi: ICredentialDataDecryptedObject & { advanced: IDataObject } } {
+): { serviceApi: ICredentialDataDecryptedObject } {
 	const advanced: IDataObject = {};
 	if (options.pageSize !== undefined) {
 		advanced.pageSizeParameter = sandbox.dialect.pageSizeParameter;
