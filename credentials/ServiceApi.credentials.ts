@@ -150,14 +150,6 @@ export class ServiceApi implements ICredentialType {
 			default: '',
 			description: 'Signing secret of a webhook endpoint you created outside n8n for this workflow\'s URL. When set, the Service Trigger registers no endpoint of its own and verifies every delivery with this secret.',
 		},
-		{
-			// Credentials made through n8n's API or import before the switch above hold these settings
-			// under `advanced`; they apply while Advanced Settings is off.
-			displayName: 'Advanced (Set Through the API)',
-			name: 'advanced',
-			type: 'hidden',
-			default: {},
-		},
 	];
 
 	// A function, not the declarative `{ type: 'generic' }` block (n8n evaluates that as an expression

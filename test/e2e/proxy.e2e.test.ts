@@ -103,7 +103,7 @@ describe('behind an HTTPS proxy (HTTPS_PROXY set, NO_PROXY not covering the Serv
 		const data = { baseUrl: `https://${service}`, accessToken: sandbox.tokens.reader };
 		await n8n.importCredentials([
 			{ id: credentialId, name: credentialId, type: 'serviceApi', data },
-			{ id: slowCredentialId, name: slowCredentialId, type: 'serviceApi', data: { ...data, advanced: { requestTimeout: 2 } } },
+			{ id: slowCredentialId, name: slowCredentialId, type: 'serviceApi', data: { ...data, advancedSettings: true, requestTimeout: 2 } },
 		]);
 		await n8n.importWorkflows([
 			readerWorkflow(ids.reads, [portfolio, record, catalogue]),

@@ -213,7 +213,9 @@ describe('queue mode: main, webhook processes and workers', () => {
 				data: {
 					baseUrl: sandbox.baseUrl,
 					accessToken: sandbox.tokens.reader,
-					advanced: { pageSizeParameter: 'page_size', pageSize: 1000 },
+					advancedSettings: true,
+					pageSizeParameter: 'page_size',
+					pageSize: 1000,
 				},
 			},
 		]);

@@ -3,6 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { READER, readerWorkflow, runWorkflow } from '../harness';
 import { fileItem } from './reader/helpers';
 import { useTriggerSetup } from './trigger/setup';
+import { dialogFields } from '../sandbox/credential';
 
 // Both nodes against a Service that chose differently wherever the spec says "not shown" (the
 // sandbox's alt dialect): other names for lists, row reasons, catalogue entries, created endpoints
@@ -15,7 +16,7 @@ beforeEach(() => setup.sandbox.control.clearRequests());
 
 const overrides = { cursorParameter: 'after', pageSizeParameter: 'limit', pageSize: 3, jsonFormat: 'application/json', secretEncoding: 'hex' };
 const credentials = (advanced: IDataObject = overrides) => ({
-	serviceApi: { baseUrl: setup.sandbox.baseUrl, accessToken: setup.sandbox.tokens.reader, advanced },
+	serviceApi: { baseUrl: setup.sandbox.baseUrl, accessToken: setup.sandbox.tokens.reader, ...dialogFields(advanced) },
 });
 const run = async (parameters: INodeParameters, options: { advanced?: IDataObject; inputItems?: INodeExecutionData[] } = {}) =>
 	await runWorkflow(readerWorkflow(parameters), { credentials: credentials(options.advanced), inputItems: options.inputItems });
@@ -82,7 +83,7 @@ describe('Service Reader on the alt dialect', () => {
 
 	test('without the overrides, the node says what to set instead of paging for ever or guessing', async () => {
 		const portfolio = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true }, { advanced: {} });
-		expect(portfolio.error(READER)?.description).toContain('check Cursor Parameter under Advanced in the Service API credential');
+		expect(portfolio.error(READER)?.description).toContain('check Cursor Parameter under Advanced Settings in the Service API credential');
 
 		const invitations = await run({ resource: 'invitation', operation: 'getAll', returnAll: true, format: 'json' }, { advanced: {} });
 		expect(invitations.error(READER)?.message).toBe('The Service refused the request (400): format must be csv or json; got "unknown:json".');

@@ -23,18 +23,20 @@ export interface ServiceApiOptions {
 }
 
 /**
- * The Service API credential as a user of this sandbox fills it in the credential dialog: the
- * Advanced Settings switch on, with its fields, when anything differs from the defaults. Settings are
- * named as the nodes read them (`secretEncoding` is the dialog's `signingKeyEncoding`).
+ * Settings named as the nodes read them, as the credential dialog saves them: the Advanced Settings
+ * switch on with its fields (Secret Encoding is the field `signingKeyEncoding`), or nothing.
  */
+export function dialogFields(advanced: IDataObject): IDataObject {
+	const { secretEncoding, ...fields } = advanced;
+	if (!Object.keys(advanced).length) return {};
+	return { advancedSettings: true, ...fields, ...(secretEncoding === undefined ? {} : { signingKeyEncoding: secretEncoding }) };
+}
+
+/** The Service API credential as a user of this sandbox fills it in the credential dialog. */
 export function serviceApi(sandbox: Sandbox, options: ServiceApiOptions = {}): ICredentialDataDecryptedObject {
-	const { secretEncoding, ...advanced } = { ...dialectOverrides(sandbox.dialect), ...options.advanced };
-	const dialog: IDataObject = Object.keys(advanced).length || secretEncoding !== undefined
-		? { advancedSettings: true, ...advanced, ...(secretEncoding === undefined ? {} : { signingKeyEncoding: secretEncoding }) }
-		: {};
 	return {
 		baseUrl: options.baseUrl ?? sandbox.baseUrl,
 		accessToken: options.token ?? sandbox.tokens[options.reader ?? 'reader'],
-		...dialog,
+		...dialogFields({ ...dialectOverrides(sandbox.dialect), ...options.advanced }),
 	};
 }

@@ -100,8 +100,8 @@ describe('list answers', () => {
 });
 
 describe('credential settings', () => {
-	test('documented defaults when Advanced is left empty', () => {
-		expect(readServiceSettings({ baseUrl: 'https://svc.example.com//', accessToken: 't', advanced: {} })).toEqual({
+	test('documented defaults when Advanced Settings is off', () => {
+		expect(readServiceSettings({ baseUrl: 'https://svc.example.com//', accessToken: 't', advancedSettings: false })).toEqual({
 			settings: {
 				baseUrl: 'https://svc.example.com',
 				cursorParameter: 'cursor',
@@ -121,7 +121,7 @@ describe('credential settings', () => {
 
 	test('limits from Advanced: Request Timeout in seconds, Max Response Size in MiB, Max Pages; unusable values keep the default', () => {
 		const read = (advanced: Record<string, unknown>) => {
-			const result = readServiceSettings({ baseUrl: 'https://svc.example.com', advanced });
+			const result = readServiceSettings({ baseUrl: 'https://svc.example.com', advancedSettings: true, ...advanced });
 			if (result.problem !== undefined) throw new Error(result.problem);
 			return result.settings;
 		};
@@ -137,25 +137,20 @@ describe('credential settings', () => {
 		});
 	});
 
-	test('Advanced Settings on: the dialog\'s fields apply; off: they are ignored and an API-made `advanced` object applies', () => {
+	test('Advanced Settings off: the fields left from when it was on do not apply', () => {
 		const read = (credentials: Record<string, unknown>) => {
 			const result = readServiceSettings({ baseUrl: 'https://svc.example.com', ...credentials });
 			if (result.problem !== undefined) throw new Error(result.problem);
 			return result.settings;
 		};
-		const dialog = { cursorParameter: 'after', signingKeyEncoding: 'hex', jsonFormat: 'application/json', requestTimeout: 5 };
-		expect(read({ advancedSettings: true, ...dialog, advanced: { cursorParameter: 'next' } })).toMatchObject({
+		const fields = { cursorParameter: 'after', signingKeyEncoding: 'hex', jsonFormat: 'application/json', requestTimeout: 5 };
+		expect(read({ advancedSettings: true, ...fields })).toMatchObject({
 			cursorParameter: 'after',
 			secretEncoding: 'hex',
 			jsonFormat: 'application/json',
 			requestTimeoutMs: 5000,
 		});
-		// Switched off, the dialog's leftovers do not apply.
-		expect(read({ advancedSettings: false, ...dialog })).toMatchObject({ cursorParameter: 'cursor', secretEncoding: 'base64', requestTimeoutMs: 60_000 });
-		expect(read({ advancedSettings: false, advanced: { cursorParameter: 'next', secretEncoding: 'raw' } })).toMatchObject({
-			cursorParameter: 'next',
-			secretEncoding: 'raw',
-		});
+		expect(read({ advancedSettings: false, ...fields })).toMatchObject({ cursorParameter: 'cursor', secretEncoding: 'base64', requestTimeoutMs: 60_000 });
 	});
 
 	test('the access token is replaced by *** in text and bytes the Service sent; short tokens are left alone', () => {
@@ -175,14 +170,13 @@ describe('credential settings', () => {
 	test('overrides from Advanced; page size only with a parameter name', () => {
 		const result = readServiceSettings({
 			baseUrl: 'https://svc.example.com',
-			advanced: {
-				cursorParameter: ' after ',
-				pageSizeParameter: 'limit',
-				pageSize: 500,
-				secretEncoding: 'hex',
-				signatureEncoding: 'base64',
-				webhookSigningSecret: ' whsec_abc ',
-			},
+			advancedSettings: true,
+			cursorParameter: ' after ',
+			pageSizeParameter: 'limit',
+			pageSize: 500,
+			signingKeyEncoding: 'hex',
+			signatureEncoding: 'base64',
+			webhookSigningSecret: ' whsec_abc ',
 		});
 		expect(result.problem).toBeUndefined();
 		expect(result.problem === undefined && result.settings).toMatchObject({
@@ -192,7 +186,7 @@ describe('credential settings', () => {
 			signatureEncoding: 'base64',
 			webhookSigningSecret: 'whsec_abc',
 		});
-		const withoutName = readServiceSettings({ baseUrl: 'https://svc.example.com', advanced: { pageSize: 500 } });
+		const withoutName = readServiceSettings({ baseUrl: 'https://svc.example.com', advancedSettings: true, pageSize: 500 });
 		expect(withoutName.problem ?? withoutName.settings.pageSize).toBeUndefined();
 	});
 

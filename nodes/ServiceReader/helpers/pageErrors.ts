@@ -33,7 +33,7 @@ export function pageFailed(
 			`The Service sent back a cursor it had already given, on page ${error.page} of the ${spec.label}`,
 			{
 				itemIndex,
-				description: `Page ${page} would be fetched with cursor "${cursor}" again, so paging would never end. ${earlier} The Service probably ignores the query parameter "${error.cursorParameter}": check Cursor Parameter under Advanced in the Service API credential.`,
+				description: `Page ${page} would be fetched with cursor "${cursor}" again, so paging would never end. ${earlier} The Service probably ignores the query parameter "${error.cursorParameter}": check Cursor Parameter under Advanced Settings in the Service API credential.`,
 			},
 		);
 	}
@@ -44,7 +44,7 @@ export function pageFailed(
 			`The ${spec.label} did not end after ${error.maxPages} pages, the Max Pages limit`,
 			{
 				itemIndex,
-				description: `The Service still sent a next-page cursor on page ${error.maxPages}. The ${rows} fetched were not passed on, so an incomplete ${spec.label} never reaches the next node. If the list really is that long, raise Max Pages under Advanced in the Service API credential.`,
+				description: `The Service still sent a next-page cursor on page ${error.maxPages}. The ${rows} fetched were not passed on, so an incomplete ${spec.label} never reaches the next node. If the list really is that long, raise Max Pages under Advanced Settings in the Service API credential.`,
 			},
 		);
 	}

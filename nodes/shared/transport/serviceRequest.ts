@@ -94,7 +94,7 @@ export async function serviceRequest<T = unknown>(
 			if (isTimeout(error)) {
 				throw fail(
 					`The Service did not answer within ${seconds(settings.requestTimeoutMs)}`,
-					'Nothing was received in time, so the request was given up. Check that the Service is reachable; if it is just slow, raise Request Timeout under Advanced in the Service API credential.',
+					'Nothing was received in time, so the request was given up. Check that the Service is reachable; if it is just slow, raise Request Timeout under Advanced Settings in the Service API credential.',
 					// Not under `code`: n8n would swap the message for its generic "connection timed out".
 					{ timeout: true },
 				);
@@ -258,8 +258,8 @@ function redirectTarget(headers: Record<string, string | string[] | undefined>, 
 
 function readProblemWords(error: BodyReadError): string {
 	return error.kind === 'idle'
-		? 'The Service stopped sending part-way, so the answer is incomplete and nothing was passed on. Try again; if the Service is just slow, raise Request Timeout under Advanced in the Service API credential.'
-		: 'Nothing was passed on. If the Service really sends answers this large, raise Max Response Size under Advanced in the Service API credential.';
+		? 'The Service stopped sending part-way, so the answer is incomplete and nothing was passed on. Try again; if the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.'
+		: 'Nothing was passed on. If the Service really sends answers this large, raise Max Response Size under Advanced Settings in the Service API credential.';
 }
 
 function isTimeout(error: unknown): boolean {

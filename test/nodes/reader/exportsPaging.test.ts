@@ -120,7 +120,7 @@ describe('cursor parameter from the credential', () => {
 			'The Service sent back a cursor it had already given, on page 2 of the portfolio export',
 		);
 		expect(error?.description).toBe(
-			`Page 3 would be fetched with cursor "${cursor}" again, so paging would never end. The 6 rows of the 2 earlier pages were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. The Service probably ignores the query parameter "next_token": check Cursor Parameter under Advanced in the Service API credential.`,
+			`Page 3 would be fetched with cursor "${cursor}" again, so paging would never end. The 6 rows of the 2 earlier pages were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. The Service probably ignores the query parameter "next_token": check Cursor Parameter under Advanced Settings in the Service API credential.`,
 		);
 	});
 });

@@ -4,7 +4,7 @@ import { READER, runReader } from './helpers';
 const sandbox = useSandbox();
 
 const SECRET_NOTICE =
-	'The signing secret is shown only this once: the Service will not show it again. Store it now, e.g. in the Service API credential under Advanced > Webhook Signing Secret, and remove this output from saved executions.';
+	'The signing secret is shown only this once: the Service will not show it again. Store it now, e.g. in the Service API credential under Advanced Settings > Webhook Signing Secret, and remove this output from saved executions.';
 const create = (url: string) => ({ resource: 'webhook', operation: 'createEndpoint', url });
 
 describe('Webhook > Create Endpoint', () => {

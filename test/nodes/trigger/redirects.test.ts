@@ -55,7 +55,7 @@ test('a redirect on the activation check or the Events list reaches nobody else'
 
 describe('the credential keeps the token on the Base URL', () => {
 	const authenticate = new ServiceApi().authenticate;
-	const credentials = { baseUrl: 'https://svc.example.com', accessToken: 'svc_token_123456', advanced: { requestTimeout: 5 } };
+	const credentials = { baseUrl: 'https://svc.example.com', accessToken: 'svc_token_123456', advancedSettings: true, requestTimeout: 5 };
 
 	test('a request to the Base URL gets the token, no redirects and the Request Timeout', async () => {
 		const options = await authenticate(credentials, { url: 'https://svc.example.com/v1/reader/webhooks', method: 'GET' });

@@ -69,7 +69,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	} catch (error) {
 		throw new NodeOperationError(this.getNode(), `Audit pack ${packId} could not be downloaded whole: ${(error as Error).message}`, {
 			itemIndex,
-			description: 'No file was passed on. Run the node again; if the Service is just slow, raise Request Timeout under Advanced in the Service API credential.',
+			description: 'No file was passed on. Run the node again; if the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.',
 		});
 	}
 	return [

@@ -9,7 +9,7 @@ import { inputProblem } from '../../helpers/itemInput';
 const show = { resource: ['webhook'], operation: ['createEndpoint'] };
 
 export const SECRET_NOTICE =
-	'The signing secret is shown only this once: the Service will not show it again. Store it now, e.g. in the Service API credential under Advanced > Webhook Signing Secret, and remove this output from saved executions.';
+	'The signing secret is shown only this once: the Service will not show it again. Store it now, e.g. in the Service API credential under Advanced Settings > Webhook Signing Secret, and remove this output from saved executions.';
 
 export const description: INodeProperties[] = [
 	{
