@@ -93,7 +93,7 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 				forged.accountedFor ? (forged.executionsForForged ?? Number.NaN) : Number.NaN,
 				0,
 				false,
-				(v) => whole(v, 'up'),
+				(v) => (Number.isFinite(v) ? String(Math.round(v)) : 'n/a'),
 			),
 		);
 		checks.push(
@@ -202,7 +202,7 @@ export function renderTable(results: Measured): string {
 							.join(', ')
 					: '';
 				compared =
-					`p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), worse)}${versus ? `, ${versus}` : ''}, p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), worse)} of stock; ` +
+					`p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), worse)} the stock Webhook's${versus ? `, ${versus}` : ''}; p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), worse)} the stock Webhook's; ` +
 					`${executions} (${entry.executionsForForged ?? 'n/a'} for forged requests), forged refused ${entry.forgedRefused}/${entry.forgedSent}${noAnswer(entry)}`;
 			}
 			lines.push(
@@ -297,5 +297,6 @@ export function renderReadmeBlock(results: Measured & { table: string; targets: 
 		...results.targets.map((target) => `- ${target.target}: ${target.words}`),
 		...results.errors.map((error) => `- error: ${error}`),
 		...(results.trigger?.peerErrors ?? []).map((error) => `- peer not measured: ${error}`),
+		...(results.notes ?? []).map((note) => `- note: ${note}`),
 	].join('\n');
 }

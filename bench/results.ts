@@ -56,6 +56,8 @@ export interface BenchResults {
 	triggerLegacyEngine?: TriggerResult;
 	targets: TargetCheck[];
 	errors: string[];
+	/** What a --merge run kept from the earlier results within a section it measured (e.g. export sizes not re-run). */
+	notes?: string[];
 	table: string;
 }
 

@@ -227,6 +227,15 @@ function mergeEarlier(results: Measured, out: string, measuredNow: Section[]): v
 		if (!earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;
 		if (!earlier.commits?.[section] && earlier.gitCommit) results.commits[section] = earlier.gitCommit;
 	}
+	// Export sizes not re-measured now stay, said so, rather than vanish from the table.
+	if (measuredNow.includes('export')) {
+		const kept = Object.keys(earlier.exports ?? {}).filter((size) => !(size in results.exports));
+		for (const size of kept) results.exports[size] = earlier.exports[size];
+		if (kept.length > 0) {
+			const when = `${earlier.measuredAt?.export?.slice(0, 10) ?? earlier.date.slice(0, 10)} at ${earlier.commits?.export ?? earlier.gitCommit ?? 'n/a'}`;
+			results.notes = [...(results.notes ?? []), `export at ${kept.map((size) => Number(size).toLocaleString('en')).join(' and ')} rows kept from the run of ${when} (no HTTP Request floor row there)`];
+		}
+	}
 	results.n8nVersion ??= earlier.n8nVersion;
 	results.earlierMachine = earlier.machine;
 }
