@@ -227,13 +227,17 @@ function mergeEarlier(results: Measured, out: string, measuredNow: Section[]): v
 		if (!earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;
 		if (!earlier.commits?.[section] && earlier.gitCommit) results.commits[section] = earlier.gitCommit;
 	}
-	// Export sizes not re-measured now stay, said so, rather than vanish from the table.
-	if (measuredNow.includes('export')) {
-		const kept = Object.keys(earlier.exports ?? {}).filter((size) => !(size in results.exports));
-		for (const size of kept) results.exports[size] = earlier.exports[size];
+	// Notes on sections kept whole stay; a section measured now gets its notes afresh.
+	results.notes = (earlier.notes ?? []).filter((note) => !measuredNow.some((section) => note.startsWith(`${section} `)));
+	// Sizes of export and limit not re-measured now stay, said so, rather than vanish from the table.
+	for (const [section, key] of [['export', 'exports'], ['limit', 'limit']] as const) {
+		if (!measuredNow.includes(section)) continue;
+		const kept = Object.keys(earlier[key] ?? {}).filter((size) => !(size in results[key]));
+		for (const size of kept) Object.assign(results[key], { [size]: earlier[key][size] });
 		if (kept.length > 0) {
-			const when = `${earlier.measuredAt?.export?.slice(0, 10) ?? earlier.date.slice(0, 10)} at ${earlier.commits?.export ?? earlier.gitCommit ?? 'n/a'}`;
-			results.notes = [...(results.notes ?? []), `export at ${kept.map((size) => Number(size).toLocaleString('en')).join(' and ')} rows kept from the run of ${when} (no HTTP Request floor row there)`];
+			const when = `${earlier.measuredAt?.[section]?.slice(0, 10) ?? earlier.date.slice(0, 10)} at ${earlier.commits?.[section] ?? earlier.gitCommit ?? 'n/a'}`;
+			const sizes = kept.map((size) => Number(size).toLocaleString('en')).join(' and ');
+			results.notes.push(`${section} at ${sizes} rows kept from the run of ${when}${section === 'export' ? ' (no HTTP Request floor row there)' : ''}`);
 		}
 	}
 	results.n8nVersion ??= earlier.n8nVersion;
