@@ -279,16 +279,17 @@ export const README_END = '<!-- bench-table:end -->';
 /** The README's Performance block: where and when it was measured (with the machine's load), the table, each target met or missed. */
 export function renderReadmeBlock(results: Measured & { table: string; targets: TargetCheck[] }): string {
 	const m = results.machine;
+	const load = (section: string) => {
+		const known = results.loads?.[section as keyof NonNullable<typeof results.loads>];
+		return known ? `load ${known.start.join(' ')} -> ${known.end?.join(' ') ?? 'n/a'}` : 'load not recorded';
+	};
 	const sections = Object.entries(results.measuredAt ?? {})
-		.map(([section, at]) => `${section} ${at.slice(0, 10)} at ${results.commits?.[section as keyof typeof results.commits] ?? 'n/a'}`)
-		.join(', ');
-	const earlier = results.earlierMachine
-		? ` Sections kept from the earlier run (--merge) were measured with load ${results.earlierMachine.loadAtStart.join(' ')} -> ${results.earlierMachine.loadAtEnd?.join(' ') ?? 'n/a'}.`
-		: '';
+		.map(([section, at]) => `${section} ${at.slice(0, 10)} at ${results.commits?.[section as keyof typeof results.commits] ?? 'n/a'} (${load(section)})`)
+		.join('; ');
 	return [
-		`Measured on ${m.cpuModel}, ${m.cores} cores, ${Math.round(m.memoryMiB / 1024)} GiB; Node ${m.node}; n8n ${results.n8nVersion ?? 'n/a'}; ` +
-			`${sections}. Load averages (1, 5, 15 min) ${m.loadAtStart.join(' ')} at the start, ${m.loadAtEnd?.join(' ') ?? 'n/a'} at the end ` +
-			`(${m.cores} cores: above ${m.cores} the machine was shared, and every figure is slower for it).${earlier}`,
+		`Measured on ${m.cpuModel}, ${m.cores} cores, ${Math.round(m.memoryMiB / 1024)} GiB; Node ${m.node}; n8n ${results.n8nVersion ?? 'n/a'}. ` +
+			`Each part, with the load averages (1, 5, 15 min) at the start and end of the run that measured it: ${sections}. ` +
+			`With ${m.cores} cores, a load above ${m.cores} means the machine was shared and every figure is slower for it.`,
 		'',
 		results.table,
 		'',

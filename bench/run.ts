@@ -111,6 +111,7 @@ async function main(): Promise<void> {
 	}
 
 	results.machine.loadAtEnd = roundedLoad();
+	results.loads = Object.fromEntries(options.only.map((section) => [section, { start: results.machine.loadAtStart, end: results.machine.loadAtEnd }]));
 	const out = resolve(repoRoot, options.out);
 	if (options.merge) mergeEarlier(results, out, options.only);
 	const table = renderTable(results);
@@ -222,6 +223,7 @@ function mergeEarlier(results: Measured, out: string, measuredNow: Section[]): v
 	}
 	results.measuredAt = { ...earlier.measuredAt, ...results.measuredAt };
 	results.commits = { ...earlier.commits, ...results.commits };
+	results.loads = { ...earlier.loads, ...results.loads };
 	for (const section of sections.filter((name) => !measuredNow.includes(name))) {
 		for (const key of sectionKeys[section]) Object.assign(results, { [key]: earlier[key] });
 		if (!earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;
