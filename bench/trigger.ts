@@ -371,6 +371,9 @@ async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions): Promise
 		const result = await sendDeliveries(t.url, n8n.ca, forged(kinds), options.concurrency);
 		const refused = result.outcomes.filter((outcome) => outcome.status === 401).length;
 		if (refused !== result.outcomes.length) throw new Error(`cpu round: ${refused} of ${result.outcomes.length} forged deliveries refused`);
+		// Counted with the rounds' forgeries: the chain's executions for forged requests include these.
+		t.forgedSent += result.outcomes.length;
+		t.forgedRefused += refused;
 		if (t.startsOnForged) t.expected += refused;
 	};
 	const acceptedMs = await measure(async () => {
