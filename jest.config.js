@@ -19,12 +19,33 @@ module.exports = {
 			slowTestThreshold: 30,
 		},
 		{
+			// The node suites again, against a Service that chose differently wherever the spec says "not shown".
+			...shared,
+			displayName: 'in-process-alt',
+			roots: ['<rootDir>/test/nodes'],
+			testMatch: ['**/*.test.ts'],
+			// dialect.test.ts names the alt dialect itself.
+			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$', '/dialect\\.test\\.ts$'],
+			setupFiles: [...shared.setupFiles, '<rootDir>/test/setup/altDialect.ts'],
+			slowTestThreshold: 30,
+		},
+		{
 			// A real n8n per test file: installed once by globalSetup, run one file at a time (see package.json).
 			...shared,
 			displayName: 'e2e',
 			roots: ['<rootDir>/test/e2e'],
 			testMatch: ['**/*.e2e.test.ts'],
 			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+			slowTestThreshold: 120,
+		},
+		{
+			// The example workflows once more, in a real n8n, against the sandbox's alt dialect.
+			...shared,
+			displayName: 'e2e-alt',
+			roots: ['<rootDir>/test/e2e'],
+			testMatch: ['**/examples-*.e2e.test.ts'],
+			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+			setupFiles: [...shared.setupFiles, '<rootDir>/test/setup/altDialect.ts'],
 			slowTestThreshold: 120,
 		},
 	],

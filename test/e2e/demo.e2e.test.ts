@@ -1,3 +1,4 @@
+import { demoState, listening, portIn, RUNNING, signalAndWait, startDemo } from './demo-process';
 import { repoRoot } from './n8n-install';
 import { ProcessGroup } from './process-group';
 
@@ -30,4 +31,25 @@ describe('npm run demo -- --once', () => {
 			await demo.stop(60_000);
 		}
 	}, DEMO_LIMIT_MS + 90_000);
+
+	test('a SIGHUP to npm alone (which npm does not pass on) stops n8n and the sandbox', async () => {
+		const demo = startDemo([]);
+		try {
+			const state = await demoState(demo, (text) => text.includes(RUNNING), DEMO_LIMIT_MS);
+			const output = demo.text;
+			expect({ state, tail: state === 'running' ? '' : output.slice(-4000) }).toEqual({ state: 'running', tail: '' });
+			const ports = {
+				n8n: portIn(output, /n8n editor: {2}https:\/\/localhost:(\d+)/),
+				sandbox: portIn(output, /sandbox: {5}https?:\/\/[^:]+:(\d+)/),
+			};
+			for (const [name, port] of Object.entries(ports)) {
+				expect({ name, open: Number.isInteger(port) && (await listening(port)) }).toEqual({ name, open: true });
+			}
+			expect(await signalAndWait(demo, 'SIGHUP', ports)).toEqual([]);
+			// npm died of the SIGHUP; the demo saw its launcher go and stopped what it started.
+			expect(demo.text).toContain('its launcher exited: stopping n8n, the sandbox and the sink...');
+		} finally {
+			await demo.stop(60_000);
+		}
+	}, DEMO_LIMIT_MS + 180_000);
 });

@@ -157,7 +157,7 @@ export class DeliveryManager {
 		const plan = this.plans.get(delivery.id)!;
 		const t = Math.floor(this.options.clock() / 1000) - (plan.ageSeconds ?? 0);
 		let signature = signatureHeader(plan.endpoint.secret, t, plan.body, this.options.signatureEncoding);
-		if (plan.tamper === 'signature') signature = flipLastHexDigit(signature);
+		if (plan.tamper === 'signature') signature = corruptV1(signature);
 		const attempt: DeliveryAttempt = {
 			attempt: attemptIndex + 1,
 			at: new Date(this.options.clock()).toISOString(),
@@ -213,7 +213,8 @@ function tamperBody(body: string): string {
 	return JSON.stringify(parsed);
 }
 
-function flipLastHexDigit(signature: string): string {
-	const last = signature[signature.length - 1];
-	return signature.slice(0, -1) + (last === '0' ? '1' : '0');
+/** The header with the first character of its v1 changed: still well-formed in hex and in base64. */
+function corruptV1(signature: string): string {
+	const at = signature.indexOf('v1=') + 3;
+	return signature.slice(0, at) + (signature[at] === '0' ? '1' : '0') + signature.slice(at + 1);
 }

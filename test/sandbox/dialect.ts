@@ -18,6 +18,12 @@ export interface Dialect {
 	/** A new signing secret, and the HMAC key bytes of one. */
 	newSecret(): string;
 	signatureEncoding: 'hex' | 'base64';
+	/** The order of a CSV export's columns (the node keys rows by the header row, whatever the order). */
+	csvColumns(columns: readonly string[]): readonly string[];
+	/** Whether the code of a 404 for a company that does not share says so (the spec names no codes). */
+	saysNotShared: boolean;
+	/** The code and words of an error, as this dialect puts them. */
+	errorWords(code: string, message: string): { code: string; message: string };
 	/** The body of an error answer. */
 	errorBody(status: number, code: string, message: string): unknown;
 	/** A successful JSON answer of `method path`, as this dialect words it. */
@@ -31,6 +37,9 @@ export const defaultDialect: Dialect = {
 	jsonFormat: 'json',
 	newSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
 	signatureEncoding: 'hex',
+	csvColumns: (columns) => columns,
+	saysNotShared: true,
+	errorWords: (code, message) => ({ code, message }),
 	errorBody: (_status, code, message) => ({ error: { code, message } }),
 	answer: (_method, _path, body) => body,
 };
@@ -46,13 +55,18 @@ export const altDialect: Dialect = {
 	// 32 key bytes as 64 hex characters, no prefix: also valid base64, so only the credential can say which.
 	newSecret: () => randomBytes(32).toString('hex'),
 	signatureEncoding: 'base64',
-	errorBody(_status, code, message) {
+	csvColumns: (columns) => [...columns].reverse(),
+	saysNotShared: false,
+	errorWords(code, message) {
 		// A share that ended is "gone" here, in words that never say "share".
 		if (code === 'not_shared') {
 			const ke = /Company (\S+)/.exec(message)?.[1] ?? 'this company';
-			return { errors: [{ code: 'gone', message: `Access to company ${ke} has been withdrawn by the company.` }] };
+			return { code: 'gone', message: `Access to company ${ke} has been withdrawn by the company.` };
 		}
-		return { errors: [{ code: code === 'not_found' ? 'resource_missing' : code, message }] };
+		return { code: code === 'not_found' ? 'resource_missing' : code, message };
+	},
+	errorBody(_status, code, message) {
+		return { errors: [this.errorWords(code, message)] };
 	},
 	answer(method, path, body) {
 		if (!isFields(body)) return body;
@@ -89,6 +103,14 @@ export function dialectNamed(name: DialectName | undefined): Dialect {
 	return name === 'alt' ? altDialect : defaultDialect;
 }
 
+/** SANDBOX_DIALECT, as the alt test project and `SANDBOX_DIALECT=alt npm run test:e2e` set it. */
+export function dialectFromEnvironment(): DialectName | undefined {
+	const name = process.env.SANDBOX_DIALECT;
+	if (name === undefined || name === '') return undefined;
+	if (name !== 'default' && name !== 'alt') throw new Error(`SANDBOX_DIALECT must be default or alt; got ${name}.`);
+	return name;
+}
+
 /** The query as the default-dialect routes read it: this dialect's parameter names mapped back. */
 export function canonicalQuery(dialect: Dialect, url: URL): URL {
 	if (dialect.name === 'default') return url;
@@ -105,4 +127,25 @@ export function canonicalQuery(dialect: Dialect, url: URL): URL {
 	const format = url.searchParams.get('format');
 	if (format !== null && format !== 'csv') canonical.searchParams.set('format', format === dialect.jsonFormat ? 'json' : `unknown:${format}`);
 	return canonical;
+}
+
+/** Query values written in the default dialect's names (cursor, page_size, format=json), as this dialect names them. */
+export function spokenQuery<T>(dialect: Dialect, query: Record<string, T>): Record<string, T | string> {
+	if (dialect.name === 'default') return query;
+	const spoken: Record<string, T | string> = {};
+	for (const [name, value] of Object.entries(query)) {
+		if (name === 'cursor') spoken[dialect.cursorParameter] = value;
+		else if (name === 'page_size') spoken[dialect.pageSizeParameter] = value;
+		else if (name === 'format' && value === 'json') spoken.format = dialect.jsonFormat;
+		else spoken[name] = value;
+	}
+	return spoken;
+}
+
+/** A path written with the default dialect's query names, as a client of this dialect sends it. */
+export function spokenPath(dialect: Dialect, path: string): string {
+	const url = new URL(path, 'https://sandbox');
+	if (dialect.name === 'default' || url.search === '') return path;
+	const spoken = new URLSearchParams(spokenQuery(dialect, Object.fromEntries(url.searchParams)));
+	return `${url.pathname}?${spoken.toString()}`;
 }

@@ -42,6 +42,11 @@ export function wordAnswers(res: ServerResponse, dialect: Dialect, method: strin
 	if (dialect.name !== 'default' && !path.startsWith('/__control/')) answerWording.set(res, { dialect, method, path });
 }
 
+/** A route fault's answer is what the test wrote, in every dialect. */
+export function answerLiterally(res: ServerResponse): void {
+	answerWording.delete(res);
+}
+
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
 	const wording = answerWording.get(res);
 	const worded = wording && status < 400 ? wording.dialect.answer(wording.method, wording.path, value) : value;

@@ -4,7 +4,7 @@ import { AlertLog } from './alerts';
 import type { SandboxContext } from './context';
 import { createControl, type SandboxControl } from './control';
 import { DeliveryManager } from './deliveries';
-import { dialectNamed, type DialectName } from './dialect';
+import { dialectFromEnvironment, dialectNamed, type Dialect, type DialectName } from './dialect';
 import { FaultRegistry, RouteFaults } from './faults';
 import { seedDemo, seedPortfolioRows } from './seed';
 import { handleRequest } from './server';
@@ -16,7 +16,7 @@ export type { SandboxControl, GrantOptions, RecordView } from './control';
 export type { Delivery, DeliveryAttempt } from './deliveries';
 export type { FaultMode, PageFault, RouteFault } from './faults';
 export type { Listing } from './paging';
-export type { DialectName } from './dialect';
+export type { Dialect, DialectName } from './dialect';
 export { eventCatalogue } from './events';
 export { demoCompanies, demoSharedKes } from './seed';
 export { retryOffsetsSeconds } from './signing';
@@ -41,7 +41,10 @@ export interface SandboxOptions {
 	passkeyWindowMinutes?: number;
 	/** Fixed access tokens instead of random ones. */
 	tokens?: Partial<Record<ReaderKey, string>>;
-	/** The choices made where the spec says "not shown": `default` (README, Assumptions) or `alt`. */
+	/**
+	 * The choices made where the spec says "not shown": `default` (README, Assumptions) or `alt`.
+	 * Default: SANDBOX_DIALECT from the environment (so whole suites run on either), else `default`.
+	 */
 	dialect?: DialectName;
 }
 
@@ -60,6 +63,8 @@ export interface Sandbox {
 	tokens: Record<ReaderKey, string>;
 	/** Bearer token of the HTTP control surface under /__control/. */
 	controlToken: string;
+	/** The choices this sandbox made where the spec says "not shown". */
+	dialect: Dialect;
 	control: SandboxControl;
 	/** Closes the server, its keep-alive sockets, in-flight deliveries and retry timers. */
 	close(): Promise<void>;
@@ -89,7 +94,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	if ((options.seed ?? 'demo') === 'demo') seedDemo(state);
 	if (options.portfolioRows) seedPortfolioRows(state, options.portfolioRows);
 
-	const dialect = dialectNamed(options.dialect);
+	const dialect = dialectNamed(options.dialect ?? dialectFromEnvironment());
 	const timeScale = options.timeScale ?? 1;
 	if (!(timeScale > 0)) throw new Error(`timeScale must be a positive number; got ${timeScale}.`);
 	const deliveries = new DeliveryManager({
@@ -130,6 +135,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		receiverTls: leaves.receiver,
 		tokens,
 		controlToken,
+		dialect,
 		control,
 		close() {
 			if (!closing) {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route, SandboxContext } from './context';
 import type { SandboxControl } from './control';
 import { canonicalQuery } from './dialect';
-import { bearerToken, HttpError, jsonObject, readBody, sendError, sendJson, tokenMatches, wordAnswers } from './http';
+import { answerLiterally, bearerToken, HttpError, jsonObject, readBody, sendError, sendJson, tokenMatches, wordAnswers } from './http';
 import { exportRoutes } from './routes/exports';
 import { invitationRoutes } from './routes/invitations';
 import { policyRunRoutes } from './routes/policyRuns';
@@ -107,6 +107,7 @@ export async function handleRequest(
 		});
 		const fault = sandbox.routeFaults.take(received.method, url.pathname);
 		if (fault) {
+			answerLiterally(res);
 			answerRouteFault(fault, req, res, url);
 			return;
 		}

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request } from 'node:https';
 
+import { spokenPath, type Dialect } from './dialect';
 import type { ReaderKey, Sandbox } from './index';
 
 export interface Reply {
@@ -28,8 +29,11 @@ export interface RequestOptions {
 export class SandboxClient {
 	private agent: Agent | undefined;
 
-	constructor(private readonly sandbox: Pick<Sandbox, 'baseUrl' | 'ca'> & { tokens: Partial<Record<ReaderKey, string>> }) {}
+	constructor(
+		private readonly sandbox: Pick<Sandbox, 'baseUrl' | 'ca'> & { tokens: Partial<Record<ReaderKey, string>>; dialect?: Dialect },
+	) {}
 
+	/** Paths are written with the default dialect's query names and sent as the sandbox's dialect names them. */
 	request(path: string, options: RequestOptions = {}): Promise<Reply> {
 		const headers: Record<string, string | number> = { ...options.headers };
 		const as = options.as === undefined ? 'reader' : options.as;
@@ -51,7 +55,8 @@ export class SandboxClient {
 		}
 		return new Promise((resolve, reject) => {
 			this.agent ??= new Agent({ ca: this.sandbox.ca, keepAlive: true, maxSockets: 4 });
-			const req = request(`${this.sandbox.baseUrl}${path}`, { method: options.method ?? 'GET', headers, agent: this.agent });
+			const spoken = this.sandbox.dialect ? spokenPath(this.sandbox.dialect, path) : path;
+			const req = request(`${this.sandbox.baseUrl}${spoken}`, { method: options.method ?? 'GET', headers, agent: this.agent });
 			req.on('response', (res) => {
 				const chunks: Buffer[] = [];
 				res.on('data', (c: Buffer) => chunks.push(c));

@@ -2,8 +2,9 @@ import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { serviceApi } from '../../sandbox/credential';
 import { startHttpsSink, type HttpsSink } from '../fixtures/https-sink';
-import { n8nTls, startN8n, type N8n } from '../n8n';
+import { n8nTls, startN8n, type N8n, type StartN8nOptions } from '../n8n';
 import { waitFor } from '../wait-for';
 import { filledExample, manualExamples, suppliersCsvPath, triggerExamples, type ExampleName } from './catalog';
 
@@ -26,6 +27,16 @@ export interface ExampleStackOptions {
 	sandbox?: Omit<SandboxOptions, 'trustedCas'>;
 	/** Progress lines, for the demo. */
 	log?: (line: string) => void;
+	/** Starts the n8n the examples run in. Default: one n8n process (startN8n). */
+	n8n?: (options: StartN8nOptions) => Promise<StackN8n>;
+}
+
+/** The n8n of a stack: its API side, where the Service delivers webhooks, and how to stop it all. */
+export interface StackN8n {
+	n8n: N8n;
+	/** Base of the production webhook URLs (n8n's own URL, or a load balancer's in queue mode). */
+	webhookBase: string;
+	stop(): Promise<void>;
 }
 
 export interface ExampleStack {
@@ -76,13 +87,20 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 		await copyFile(suppliersCsvPath, join(files, 'suppliers.csv'));
 
 		log('Starting n8n with the package installed from its tarball...');
-		const n8n = await startN8n({
+		const start =
+			options.n8n ??
+			(async (n8nOptions: StartN8nOptions) => {
+				const single = await startN8n(n8nOptions);
+				return { n8n: single, webhookBase: single.url, stop: () => single.stop() };
+			});
+		const started = await start({
 			userFolder,
 			trustedCas: [sandbox.ca, sink.ca],
 			communityPackages: [options.tarball],
 			env: { N8N_RESTRICT_FILE_ACCESS_TO: files },
 		});
-		stops.push(() => n8n.stop());
+		stops.push(() => started.stop());
+		const { n8n } = started;
 		log(`n8n ${n8n.version} on ${n8n.url}`);
 
 		await n8n.importCredentials([
@@ -90,7 +108,7 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 				id: credentialId,
 				name: 'Service API',
 				type: 'serviceApi',
-				data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader },
+				data: serviceApi(sandbox),
 			},
 		]);
 		const values = {
@@ -106,7 +124,7 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 
 		const webhookUrl = (name: 'ledgerAlert' | 'shareRevoked') => {
 			const trigger = filledExample(name, exampleIds[name], values).nodes.find((node) => node.webhookId);
-			return `${n8n.url}/webhook/${trigger?.webhookId}/webhook`;
+			return `${started.webhookBase}/webhook/${trigger?.webhookId}/webhook`;
 		};
 		const webhookUrls = { ledgerAlert: webhookUrl('ledgerAlert'), shareRevoked: webhookUrl('shareRevoked') };
 		// The activate call answers before n8n has run the trigger's create(), and n8n saves the

@@ -10,6 +10,7 @@ import type {
 
 import type { AccessLogEntry, ReaderKey, Sandbox } from '../../sandbox';
 import { SandboxClient } from '../../sandbox/testClient';
+import { serviceApi } from '../../sandbox/credential';
 
 /** The Service API credential as a user would enter it, for one of the sandbox's readers. */
 export function serviceCredentials(
@@ -18,17 +19,11 @@ export function serviceCredentials(
 ): { serviceApi: ICredentialDataDecryptedObject & { advanced: IDataObject } } {
 	const advanced: IDataObject = {};
 	if (options.pageSize !== undefined) {
-		advanced.pageSizeParameter = 'page_size';
+		advanced.pageSizeParameter = sandbox.dialect.pageSizeParameter;
 		advanced.pageSize = options.pageSize;
 	}
 	if (options.cursorParameter !== undefined) advanced.cursorParameter = options.cursorParameter;
-	return {
-		serviceApi: {
-			baseUrl: sandbox.baseUrl,
-			accessToken: options.accessToken ?? sandbox.tokens[options.reader ?? 'reader'],
-			advanced,
-		},
-	};
+	return { serviceApi: serviceApi(sandbox, { reader: options.reader, token: options.accessToken, advanced }) };
 }
 
 /** Node parameters of a Get Many operation. */
@@ -106,7 +101,8 @@ export async function servicePages(sandbox: Sandbox, path: string): Promise<stri
 export async function serviceJsonRows(sandbox: Sandbox, path: string): Promise<Array<Record<string, unknown>>> {
 	const client = new SandboxClient(sandbox);
 	try {
-		return (await client.allPages(path)).flatMap((page) => page.json().data);
+		// The list is the answer's one array, whatever the dialect calls it.
+		return (await client.allPages(path)).flatMap((page) => Object.values(page.json()).find(Array.isArray) as Array<Record<string, unknown>>);
 	} finally {
 		client.close();
 	}

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import type { INodeParameters } from 'n8n-workflow';
 
+import { spokenQuery } from '../../sandbox/dialect';
 import { useSandbox } from '../../sandbox/useSandbox';
 import { SandboxClient } from '../../sandbox/testClient';
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
@@ -23,6 +24,9 @@ import {
 const sandbox = useSandbox();
 
 const pageSize = 3;
+// Queries written in the default dialect's names, as the sandbox's dialect names them on the wire.
+const sent = (query: Record<string, unknown>) => spokenQuery(sandbox.dialect, query);
+const sentPageSize = (request: { query: Record<string, string> }) => request.query[sandbox.dialect.pageSizeParameter];
 const run = async (parameters: INodeParameters, resource: string) =>
 	await runWorkflow(readerWorkflow(getMany(resource, parameters)), {
 		credentials: serviceCredentials(sandbox, { pageSize }),
@@ -44,12 +48,12 @@ describe('Portfolio > Get Many', () => {
 
 		const requests = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' });
 		expect(requests.map((r) => r.query)).toEqual([
-			{ format: 'csv', page_size: '3' },
-			{ format: 'csv', page_size: '3', cursor: expect.any(String) },
-			{ format: 'csv', page_size: '3', cursor: expect.any(String) },
-			{ format: 'csv', page_size: '3', cursor: expect.any(String) },
+			sent({ format: 'csv', page_size: '3' }),
+			sent({ format: 'csv', page_size: '3', cursor: expect.any(String) }),
+			sent({ format: 'csv', page_size: '3', cursor: expect.any(String) }),
+			sent({ format: 'csv', page_size: '3', cursor: expect.any(String) }),
 		]);
-		expect(new Set(requests.map((r) => r.query.cursor)).size).toBe(4);
+		expect(new Set(requests.map((r) => r.query[sandbox.dialect.cursorParameter])).size).toBe(4);
 		expect(requests.map((r) => [r.reader, r.status])).toEqual(Array(4).fill(['reader', 200]));
 		expect(log).toEqual(
 			[1, 2, 3, 4].map((page) => ({
@@ -83,7 +87,7 @@ describe('Portfolio > Get Many', () => {
 			}));
 		expect(result.output(READER)).toEqual(asItems(expected));
 		const queries = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' }).map((r) => r.query.format);
-		expect(queries).toEqual(['json', 'json', 'json', 'json']);
+		expect(queries).toEqual(Array(4).fill(sandbox.dialect.jsonFormat));
 	});
 
 	it('runs once per input item, pairing each row with its item', async () => {
@@ -102,10 +106,10 @@ describe('Expiry > Get Many', () => {
 		['30', '30'],
 		['60', '60'],
 		['90', '90'],
-	])('Window %s lists what the Service lists for that window, as CSV text values', async (window, sent) => {
+	])('Window %s lists what the Service lists for that window, as CSV text values', async (window, windowSent) => {
 		const result = await run({ returnAll: true, window }, 'expiry');
 
-		const query = sent === undefined ? '' : `&window=${sent}`;
+		const query = windowSent === undefined ? '' : `&window=${windowSent}`;
 		const serviceRows = await serviceJsonRows(sandbox, `/v1/reader/exports/expiries?format=json&page_size=100${query}`);
 		expect(serviceRows.length).toBeGreaterThan(0);
 		const asText = serviceRows.map((row) =>
@@ -114,9 +118,9 @@ describe('Expiry > Get Many', () => {
 		expect(result.output(READER)).toEqual(asItems(asText));
 
 		const requests = sandbox.control.requests({ path: '/v1/reader/exports/expiries' });
-		const nodeRequests = requests.filter((r) => r.query.page_size === '3');
+		const nodeRequests = requests.filter((r) => sentPageSize(r) === '3');
 		expect(nodeRequests[0].query).toEqual(
-			sent === undefined ? { format: 'csv', page_size: '3' } : { format: 'csv', page_size: '3', window: sent },
+			sent(windowSent === undefined ? { format: 'csv', page_size: '3' } : { format: 'csv', page_size: '3', window: windowSent }),
 		);
 		expect(nodeRequests).toHaveLength(Math.ceil(serviceRows.length / pageSize));
 	});
@@ -153,8 +157,8 @@ describe('Decision > Get Many', () => {
 		expect(result.output(READER)).toEqual(asItems(expected));
 		const requests = sandbox.control.requests({ path: '/v1/reader/exports/decisions' });
 		expect(requests.slice(0, 2).map((r) => r.query)).toEqual([
-			{ page_size: '1' },
-			{ page_size: '1', cursor: expect.any(String) },
+			sent({ page_size: '1' }),
+			sent({ page_size: '1', cursor: expect.any(String) }),
 		]);
 	});
 });
@@ -225,7 +229,7 @@ describe('Output: File', () => {
 		expect((await readBinary(item.binary?.data)).toString('utf8')).toBe(firstFour);
 		const nodeRequests = sandbox.control
 			.requests({ path: '/v1/reader/exports/portfolio' })
-			.filter((r) => r.query.page_size === '3');
+			.filter((r) => sentPageSize(r) === '3');
 		expect(nodeRequests).toHaveLength(2);
 	});
 

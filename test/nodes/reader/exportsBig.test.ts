@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
+
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import { useSandbox } from '../../sandbox/useSandbox';
 import {
@@ -34,8 +36,7 @@ it('gives 100,000 items from 100 pages, each row as the Service holds it', async
 	expect(expected).toHaveLength(ROWS);
 	// Compared row by row (one toEqual over 100,000 items makes an unreadable diff on failure).
 	const mismatches = items.flatMap((item, index) =>
-		JSON.stringify(item.json) === JSON.stringify(expected[index]) &&
-		JSON.stringify(item.pairedItem) === '{"item":0}'
+		isDeepStrictEqual(item.json, expected[index]) && isDeepStrictEqual(item.pairedItem, { item: 0 })
 			? []
 			: [{ index, got: item, want: expected[index] }],
 	);
@@ -63,5 +64,6 @@ it('gives one CSV file identical to the 100 pages joined, the header row once', 
 	const file = await readBinary(item.binary?.data);
 	expect(file.length).toBe(expected.length);
 	expect(file.equals(expected)).toBe(true);
-	expect(file.toString('utf8').split('\r\n').filter((line) => line.startsWith('ke,'))).toHaveLength(1);
+	const header = pages[0].slice(0, pages[0].indexOf('\r\n'));
+	expect(file.toString('utf8').split('\r\n').filter((line) => line === header)).toHaveLength(1);
 });

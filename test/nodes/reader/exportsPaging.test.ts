@@ -4,6 +4,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { spokenQuery } from '../../sandbox/dialect';
 import { useSandbox } from '../../sandbox/useSandbox';
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import { accessLogDuring, asItems, getMany, portfolioCsvRows, serviceCredentials } from './exportHelpers';
@@ -27,7 +28,7 @@ async function runPortfolio(
 
 /** The cursor each portfolio request was sent with, and the status it got, in order. */
 function portfolioRequests() {
-	return sandbox.control.requests({ path: PORTFOLIO }).map((r) => ({ cursor: r.query.cursor, status: r.status }));
+	return sandbox.control.requests({ path: PORTFOLIO }).map((r) => ({ cursor: r.query[sandbox.dialect.cursorParameter], status: r.status }));
 }
 
 /** Files n8n's binary data service holds on disk (temporary files included). */
@@ -75,28 +76,26 @@ describe('Return All and Limit', () => {
 
 describe('cursor parameter from the credential', () => {
 	it('pages through a Service whose cursor parameter is named otherwise', async () => {
-		// The proxy turns `after` into the sandbox's `cursor`, like a Service that reads `after`.
-		const proxy = await startRenamingProxy(sandbox, 'after', 'cursor');
+		// The proxy turns `next_token` into the sandbox's own cursor name, like a Service that reads `next_token`.
+		const own = sandbox.dialect.cursorParameter;
+		const proxy = await startRenamingProxy(sandbox, 'next_token', own);
 		try {
 			const result = await runWorkflow(readerWorkflow(getMany('portfolio', { returnAll: true })), {
 				credentials: {
 					serviceApi: {
-						...serviceCredentials(sandbox, { pageSize: 3, cursorParameter: 'after' }).serviceApi,
+						...serviceCredentials(sandbox, { pageSize: 3, cursorParameter: 'next_token' }).serviceApi,
 						baseUrl: proxy.baseUrl,
 					},
 				},
 			});
 
 			expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox)));
-			const sandboxCursors = sandbox.control.requests({ path: PORTFOLIO }).map((r) => r.query.cursor);
+			const sandboxCursors = sandbox.control.requests({ path: PORTFOLIO }).map((r) => r.query[own]);
 			expect(sandboxCursors).toHaveLength(4);
-			// The node sent each cursor as `after` and never as `cursor`.
+			// The node sent each cursor as `next_token` and never under the sandbox's own name.
+			const firstPage = spokenQuery(sandbox.dialect, { format: 'csv', page_size: '3' });
 			expect(proxy.received).toEqual(
-				sandboxCursors.map((cursor) =>
-					cursor === undefined
-						? { format: 'csv', page_size: '3' }
-						: { format: 'csv', page_size: '3', after: cursor },
-				),
+				sandboxCursors.map((cursor) => (cursor === undefined ? firstPage : { ...firstPage, next_token: cursor })),
 			);
 		} finally {
 			await proxy.close();
@@ -104,17 +103,15 @@ describe('cursor parameter from the credential', () => {
 	});
 
 	it('sends the cursor under the configured name, and stops when the Service ignores it', async () => {
-		// The sandbox reads only `cursor`: told to use `after`, the node sends `after`, gets page 1 again
-		// with the same next cursor, and stops instead of looping for ever.
-		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, cursorParameter: 'after' });
+		// The sandbox reads only its own name: told to use `next_token`, the node sends `next_token`, gets
+		// page 1 again with the same next cursor, and stops instead of looping for ever.
+		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, cursorParameter: 'next_token' });
 
 		const requests = sandbox.control.requests({ path: PORTFOLIO });
 		expect(requests).toHaveLength(2);
-		const cursor = requests[1].query.after;
-		expect(requests.map((r) => r.query)).toEqual([
-			{ format: 'csv', page_size: '3' },
-			{ format: 'csv', page_size: '3', after: cursor },
-		]);
+		const cursor = requests[1].query.next_token;
+		const firstPage = spokenQuery(sandbox.dialect, { format: 'csv', page_size: '3' });
+		expect(requests.map((r) => r.query)).toEqual([firstPage, { ...firstPage, next_token: cursor }]);
 		expect(cursor).toEqual(expect.any(String));
 
 		expect(result.output(READER)).toEqual([]);
@@ -123,7 +120,7 @@ describe('cursor parameter from the credential', () => {
 			'The Service sent back a cursor it had already given, on page 2 of the portfolio export',
 		);
 		expect(error?.description).toBe(
-			`Page 3 would be fetched with cursor "${cursor}" again, so paging would never end. The 6 rows of the 2 earlier pages were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. The Service probably ignores the query parameter "after": check Cursor Parameter under Advanced in the Service API credential.`,
+			`Page 3 would be fetched with cursor "${cursor}" again, so paging would never end. The 6 rows of the 2 earlier pages were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. The Service probably ignores the query parameter "next_token": check Cursor Parameter under Advanced in the Service API credential.`,
 		);
 	});
 });

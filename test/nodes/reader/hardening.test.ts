@@ -6,6 +6,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import type { RouteFault } from '../../sandbox';
 import { useSandbox } from '../../sandbox/useSandbox';
+import { serviceApi } from '../../sandbox/credential';
 
 // What a hostile or broken Service (or anything between it and n8n) can do to the Reader: the token
 // never leaves the Service, no wait and no answer is unbounded, and nothing is sent twice once the
@@ -46,7 +47,7 @@ beforeEach(() => {
 
 const run = async (parameters: INodeParameters, advanced: IDataObject = {}) =>
 	await runWorkflow(readerWorkflow(parameters), {
-		credentials: { serviceApi: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader, advanced } },
+		credentials: { serviceApi: serviceApi(sandbox, { advanced }) },
 	});
 
 const catalogue = { resource: 'webhook', operation: 'getCatalogue' };
@@ -87,7 +88,7 @@ describe('redirects are never followed: the token goes to the Service only', () 
 	test('a redirect answering page 2 fails the export, naming page 2; nothing reaches the other host', async () => {
 		sandbox.control.failRoute({ path: '/v1/reader/exports/portfolio', mode: 'redirect', status: 302, location: `${elsewhere.httpsUrl}/page2`, skip: 1 });
 
-		const result = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true }, { pageSizeParameter: 'page_size', pageSize: 2 });
+		const result = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true }, { pageSizeParameter: sandbox.dialect.pageSizeParameter, pageSize: 2 });
 
 		expect(result.error(READER)?.message).toMatch(/^The Service answered with a redirect \(302 to localhost:\d+\), which is not followed$/);
 		expect(result.error(READER)?.description).toMatch(/^Page 2 of the portfolio export \(fetched with cursor "[^"]+"\) failed\. The 2 rows of the 1 earlier page were not passed on/);

@@ -7,6 +7,7 @@ import type { IBinaryData, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import type { RunResult } from '../../harness';
 import type { Sandbox } from '../../sandbox';
+import { serviceApi } from '../../sandbox/credential';
 
 /** Runs Test Items -> Service Reader with these parameters as the main reader (or with `token`). */
 export async function runReader(
@@ -17,7 +18,7 @@ export async function runReader(
 	return await runWorkflow(
 		readerWorkflow(parameters, options.continueOnFail ? { continueOnFail: true } : {}),
 		{
-			credentials: { serviceApi: { baseUrl: sandbox.baseUrl, accessToken: options.token ?? sandbox.tokens.reader } },
+			credentials: { serviceApi: serviceApi(sandbox, { token: options.token }) },
 			inputItems: options.inputItems,
 		},
 	);

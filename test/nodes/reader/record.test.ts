@@ -51,6 +51,9 @@ describe('Record > Get', () => {
 		expect((await binaryBytes(item.binary!.signedRecord)).equals(sandbox.control.record('KE-1001').bytes)).toBe(true);
 	});
 
+	// The sandbox's words for an error, as its dialect puts them.
+	const serviceWords = (code: string, message: string) => sandbox.dialect.errorWords(code, message).message;
+
 	it('stops with words when the company does not share, and nothing is logged', async () => {
 		const before = sandbox.control.accessLog().length;
 		const result = await runReader(sandbox, recordGet('KE-1012'));
@@ -62,7 +65,7 @@ describe('Record > Get', () => {
 			'The company revoked or ended its share, or never granted one, so the Service no longer answers for KE-1012. '
 				+ 'When a share ends, delete or mark the copies you hold of its data. To do that in a workflow instead of stopping, '
 				+ 'set Options > When Company Does Not Share to Output Item: the node then outputs { ke, shared: false }. '
-				+ 'The Service said: "Company KE-1012 does not share its record with this reader, or the share has ended." '
+				+ `The Service said: "${serviceWords('not_shared', 'Company KE-1012 does not share its record with this reader, or the share has ended.')}" `
 				+ '(GET /v1/reader/exports/records/KE-1012)',
 		);
 		expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(0);

@@ -3,6 +3,7 @@ import { request } from 'node:https';
 
 import { receiverTls, trustCa } from '../../harness';
 import { listenHttps, type LocalHttpsServer } from '../../tls/httpsServer';
+import { serviceApi } from '../../sandbox/credential';
 import { secretWindows, useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';
@@ -151,7 +152,7 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 	it('after the access token changes: deliveries are refused with a logged reason, re-activation registers afresh', async () => {
 		const { sandbox } = setup;
 		await setup.harness.activate();
-		const otherCredentials = { serviceApi: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.other } };
+		const otherCredentials = { serviceApi: serviceApi(sandbox, { reader: 'other' }) };
 		setup.harness = setup.harness.restart({ credentials: otherCredentials });
 
 		const logsBefore = setup.logs.length;
@@ -181,7 +182,7 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		const { sandbox } = setup;
 		const external = sandbox.control.addWebhookEndpoint(setup.harness.webhookUrl());
 		const credentials = {
-			serviceApi: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader, advanced: { webhookSigningSecret: external.secret } },
+			serviceApi: serviceApi(sandbox, { advanced: { webhookSigningSecret: external.secret } }),
 		};
 		setup.harness = setup.newHarness({ credentials });
 

@@ -12,6 +12,7 @@ import {
 	type TriggerReceiver,
 } from '../../harness';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { serviceApi } from '../../sandbox/credential';
 
 /** What a new harness may change: the node's parameters, the credential, n8n's public URL. */
 export type HarnessSettings = { parameters?: INodeParameters; credentials?: Record<string, ICredentialDataDecryptedObject>; publicUrl?: string };
@@ -66,7 +67,7 @@ async function startTriggerSetup(options: TriggerSetupOptions, setup: TriggerSet
 	trustCa(sandbox.ca);
 	const captured = captureLogs();
 	const receiver = await startTriggerReceiver(tls, () => setup.harness);
-	const credentials = { serviceApi: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader } };
+	const credentials = { serviceApi: serviceApi(sandbox) };
 	Object.assign(setup, {
 		sandbox,
 		receiver,

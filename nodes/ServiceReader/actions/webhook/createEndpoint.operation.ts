@@ -46,7 +46,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: (url as string).trim() } },
 		{ itemIndex },
 	);
-	if (!readCreatedEndpoint(answer.body).secret) {
+	const created = readCreatedEndpoint(answer.body);
+	if (!created.secret) {
 		const body = answer.body;
 		const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
 		throw new NodeApiError(this.getNode(), { fields } as JsonObject, {
@@ -55,5 +56,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	}
-	return [{ json: { ...(answer.body as IDataObject), secret_notice: SECRET_NOTICE } }];
+	// The answer whole; where the Service words them otherwise, the id and secret also under the README's names.
+	const said = answer.body as IDataObject;
+	const named: IDataObject = {};
+	if (said.id === undefined && created.id !== undefined) named.id = created.id;
+	if (said.secret === undefined) named.secret = created.secret;
+	return [{ json: { ...said, ...named, secret_notice: SECRET_NOTICE } }];
 }
