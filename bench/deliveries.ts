@@ -1,6 +1,7 @@
 /**
- * The deliveries of item 3: signed as the Service signs them, with forged ones interleaved (one
- * after every `forgedEvery` valid ones), each kind of forgery in turn.
+ * The deliveries of item 3: signed as the sender signs them, with forged ones interleaved (one
+ * after every `forgedEvery` valid ones), each kind of forgery in turn. One scheme for every peer
+ * (t=…,v1=… HMAC-SHA256 of "t.body"); what differs is the header, the key and the event body.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -16,27 +17,44 @@ export interface Delivery {
 	forgery?: ForgeryKind;
 }
 
-export function buildDeliveries(valid: number, forgedEvery: number, key: Buffer, label: string): Delivery[] {
+/** How one receiver's deliveries are signed. */
+export interface Signing {
+	/** Lower-case header name: service-signature, stripe-signature. */
+	header: string;
+	/** The HMAC key bytes. */
+	key: Buffer;
+	/** The nth event body of a run. */
+	event: (id: string, n: number) => Buffer;
+}
+
+/** The Service's own deliveries, keyed with `key`. */
+export function serviceSigning(key: Buffer): Signing {
+	return { header: 'service-signature', key, event: (id, n) => serviceEvent(`alt_${id}`, n) };
+}
+
+export function buildDeliveries(valid: number, forgedEvery: number, signing: Signing, label: string): Delivery[] {
+	const { key } = signing;
 	const otherKey = randomBytes(32);
 	const deliveries: Delivery[] = [];
 	const headers = (signature?: string): Record<string, string> => ({
 		'content-type': 'application/json',
-		...(signature ? { 'service-signature': signature } : {}),
+		...(signature ? { [signing.header]: signature } : {}),
 	});
 	let forged = 0;
 	for (let n = 0; n < valid; n++) {
-		const body = serviceEvent(`alt_${label}_${n}`, n);
+		const body = signing.event(`${label}_${n}`, n);
 		deliveries.push({ body, headers: headers(serviceSignature(key, body)) });
 		if ((n + 1) % forgedEvery !== 0) continue;
 		const forgery = forgeries[forged++ % forgeries.length];
-		const fake = serviceEvent(`alt_${label}_forged_${n}`, n);
+		const fake = signing.event(`${label}_forged_${n}`, n);
 		const now = Math.floor(Date.now() / 1000);
 		switch (forgery) {
 			case 'wrong secret':
 				deliveries.push({ body: fake, headers: headers(serviceSignature(otherKey, fake)), forgery });
 				break;
 			case 'body changed after signing': {
-				const changed = Buffer.from(fake.toString('utf8').replace('"alert_id":"', '"alert_id":"x'));
+				// The event's own id changed (alert_id or id, whichever comes first): still valid JSON.
+				const changed = Buffer.from(fake.toString('utf8').replace(/"(alert_id|id)":"/, '"$1":"x'));
 				deliveries.push({ body: changed, headers: headers(serviceSignature(key, fake)), forgery });
 				break;
 			}

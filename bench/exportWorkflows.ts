@@ -5,13 +5,14 @@
  * measure n8n's database instead of the nodes. The setting is the same for every variant.
  */
 
-export type ExportVariant = 'baseline' | 'A' | 'B' | 'C';
+export type ExportVariant = 'baseline' | 'A' | 'B' | 'C' | 'floor';
 
 export const variantNames: Record<ExportVariant, string> = {
 	baseline: 'n8n alone (Manual Trigger only)',
 	A: 'Service Reader, items',
 	B: 'Service Reader, one CSV file',
 	C: 'HTTP Request (paginated) + Extract From File',
+	floor: 'HTTP Request alone (paginated, pages kept as files, no parsing)',
 };
 
 export const SERVICE_CREDENTIAL = { id: 'benchService0001', name: 'Service (bench)' };
@@ -106,6 +107,7 @@ export const workflowIds: Record<ExportVariant, string> = {
 	A: 'benchExportItems1',
 	B: 'benchExportFile01',
 	C: 'benchHttpRequest1',
+	floor: 'benchHttpFloor001',
 };
 
 export function exportWorkflow(variant: ExportVariant, baseUrl: string) {
@@ -119,5 +121,8 @@ export function exportWorkflow(variant: ExportVariant, baseUrl: string) {
 			return workflow(workflowIds.B, name, [trigger, serviceReader('file')]);
 		case 'C':
 			return workflow(workflowIds.C, name, [trigger, ...httpRequestPaged(baseUrl)]);
+		case 'floor':
+			// n8n's own floor for paged fetching: C without the parsing, one item (a file) per page.
+			return workflow(workflowIds.floor, name, [trigger, httpRequestPaged(baseUrl)[0]]);
 	}
 }

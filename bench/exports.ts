@@ -10,7 +10,7 @@ import { roundedLoad } from './machine';
 import type { BenchOptions } from './options';
 import { median } from './stats';
 
-export type ExportLimits = Pick<BenchOptions, 'timeoutSeconds' | 'rssLimitMiB' | 'sampleEveryMs'> & { workDir: string };
+export type ExportLimits = Pick<BenchOptions, 'timeoutSeconds' | 'rssLimitMiB' | 'sampleEveryMs' | 'pageSize'> & { workDir: string };
 
 export interface VariantResult {
 	variant: ExportVariant;
@@ -35,6 +35,8 @@ type Attempt = { measure: ExecuteMeasure; load: number[]; problem?: string };
 
 // One per output row in the printed run data: the ke key of a portfolio row item (variants A and C).
 const ROW_PATTERN = '"ke": "';
+// One per page the floor variant keeps as a file (its binary's MIME type, as the sandbox sends it).
+const PAGE_PATTERN = '"mimeType": "text/csv';
 
 export async function benchExportSize(
 	host: ExecuteHost,
@@ -62,10 +64,10 @@ export async function benchExportSize(
 				timeoutMs: limits.timeoutSeconds * 1000,
 				rssLimitMiB: limits.rssLimitMiB,
 				sampleEveryMs: limits.sampleEveryMs,
-				countPatterns: [ROW_PATTERN],
+				countPatterns: [ROW_PATTERN, PAGE_PATTERN],
 				numericFields: ['rows'],
 			});
-			const problem = measure.ok ? rowProblem(variant, rows, measure) : measure.failure;
+			const problem = measure.ok ? rowProblem(variant, rows, limits.pageSize, measure) : measure.failure;
 			earlier.push({ measure, load, problem });
 			log(
 				`  ${variant} ${rows.toLocaleString('en')} rows, run ${run + 1}/${runs}: ` +
@@ -76,10 +78,15 @@ export async function benchExportSize(
 	return variants.map((variant) => summarise(variant, rows, measured.get(variant)!));
 }
 
-/** Whether the output holds every row: items for A and C, the file's row count for B. */
-function rowProblem(variant: ExportVariant, rows: number, measure: ExecuteMeasure): string | undefined {
+/** Whether the output holds every row: items for A and C, the file's row count for B, every page for the floor. */
+function rowProblem(variant: ExportVariant, rows: number, pageSize: number, measure: ExecuteMeasure): string | undefined {
 	const summary = measure.summary;
 	if (variant === 'baseline') return undefined;
+	if (variant === 'floor') {
+		const pages = summary?.counts[PAGE_PATTERN];
+		const want = Math.ceil(rows / pageSize);
+		return pages === want ? undefined : `the output holds ${pages} pages, not ${want}`;
+	}
 	if (variant === 'B') {
 		const fileRows = summary?.fields.rows;
 		return fileRows === rows ? undefined : `the file holds ${fileRows} rows, not ${rows}`;

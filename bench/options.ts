@@ -6,6 +6,7 @@
  *   npm run bench -- --quick                   10k and 100k rows, one run each, fewer deliveries
  *   npm run bench -- --only export --sizes 1000000 --runs 2
  *   npm run bench -- --only trigger --merge    re-measure one part into the existing results file
+ *   npm run bench -- --only trigger --no-legacy-engine   item 3 with n8n as installed only (no second n8n)
  */
 export type Section = 'verifier' | 'limit' | 'export' | 'trigger';
 export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger'];
@@ -33,6 +34,8 @@ export interface BenchOptions {
 	out: string;
 	/** Keep the other sections of an existing results file and replace only those measured now. */
 	merge: boolean;
+	/** Item 3 again with N8N_EXPRESSION_ENGINE=legacy (where the cost is; not what targets are judged on). */
+	legacyEngine: boolean;
 }
 
 const defaults: BenchOptions = {
@@ -53,6 +56,7 @@ const defaults: BenchOptions = {
 	sampleEveryMs: 20,
 	out: 'bench/results.json',
 	merge: false,
+	legacyEngine: true,
 };
 
 const quick: Partial<BenchOptions> = {
@@ -102,6 +106,9 @@ export function parseOptions(argv: string[]): BenchOptions {
 				break;
 			case '--merge':
 				options.merge = true;
+				break;
+			case '--no-legacy-engine':
+				options.legacyEngine = false;
 				break;
 			case '--only':
 				options.only = take()

@@ -3,6 +3,7 @@ import { variantNames, type ExportVariant } from './exportWorkflows';
 import type { VariantResult } from './exports';
 import { fixed, mib, seconds, whole, type Towards } from './format';
 import type { Measured, TargetCheck } from './results';
+import type { TriggerVariant } from './trigger';
 import { ratio } from './stats';
 
 const MAIN_SIZE = 100_000;
@@ -59,6 +60,10 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 		checks.push(check(`A peak RSS / C peak RSS at ${at}`, ratio(a.peakMainMiB, c.peakMainMiB), 0.5, false, x));
 		checks.push(check(`B peak RSS / C peak RSS at ${at}`, ratio(b.peakMainMiB, c.peakMainMiB), 0.5, false, x));
 	}
+	const floor = variant(results, MAIN_SIZE, 'floor');
+	if (completed(a) && completed(floor)) {
+		checks.push(check(`A time / HTTP Request alone (n8n's floor) time at ${at}`, ratio(a.executionMs, floor.executionMs), 1.5, false, x));
+	}
 	const sizes = Object.keys(results.exports).map(Number).sort((p, q) => p - q);
 	const bSmall = variant(results, sizes[0], 'B');
 	const bLarge = variant(results, sizes.at(-1)!, 'B');
@@ -75,13 +80,27 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 		const measured = completed(rowsA) ? ratio(rowsA.rowsPerSecond, limit.rowsPerSecond) : Number.NaN;
 		checks.push(check(`A rows/s / limit rows/s at ${whole(size, 'down')} rows`, measured, 0.5, true, x));
 	}
-	if (results.trigger) {
-		checks.push(check('Service Trigger p99 / stock Webhook p99', results.trigger.p99Ratio, 1.1, false, x));
+	const trigger = results.trigger;
+	if (trigger) {
+		if (trigger.stripeTrigger) checks.push(check('Service Trigger p99 / Stripe Trigger p99', trigger.p99RatioVsStripe ?? Number.NaN, 1, false, x));
+		if (trigger.handChain) checks.push(check('Service Trigger p99 / hand-built chain p99', trigger.p99RatioVsHandChain ?? Number.NaN, 1, false, x));
+		checks.push(check('Service Trigger p99 / stock Webhook (unverified) p99', trigger.p99Ratio, 1.5, false, x));
+		const forged = trigger.serviceTrigger;
 		checks.push(
-			check('Every delivery accounted for, every forged one refused', results.trigger.accountedFor ? 1 : 0, 1, true, (v) => (v >= 1 ? 'yes' : 'no')),
+			check(
+				`Executions the Service Trigger started for ${whole(forged.forgedSent, 'down')} forged deliveries` +
+					(trigger.handChain ? ` (the hand-built chain: ${whole(trigger.handChain.executionsForForged ?? Number.NaN, 'down')} for ${whole(trigger.handChain.forgedSent, 'down')})` : ''),
+				forged.accountedFor ? (forged.executionsForForged ?? Number.NaN) : Number.NaN,
+				0,
+				false,
+				(v) => (Number.isFinite(v) ? String(Math.round(v)) : 'n/a'),
+			),
 		);
-		if (results.trigger.cpu) {
-			checks.push(check('n8n CPU per refused / per accepted delivery', results.trigger.cpu.refusedRatio, 0.2, false, x));
+		checks.push(
+			check('Every delivery accounted for, every forged one refused', trigger.accountedFor ? 1 : 0, 1, true, (v) => (v >= 1 ? 'yes' : 'no')),
+		);
+		if (trigger.cpu) {
+			checks.push(check('n8n CPU per refused / per accepted delivery', trigger.cpu.refusedRatio, 0.2, false, x));
 		}
 	}
 	if (results.verifier) {
@@ -114,10 +133,11 @@ export function renderTable(results: Measured): string {
 	const sizes = Object.keys(results.exports).map(Number).sort((p, q) => p - q);
 	for (const size of sizes) {
 		const c = variant(results, size, 'C');
-		for (const name of ['A', 'B', 'C'] as const) {
+		const floor = variant(results, size, 'floor');
+		for (const name of ['A', 'B', 'C', 'floor'] as const) {
 			const entry = variant(results, size, name);
 			if (!entry) continue;
-			const ours = name !== 'C';
+			const ours = name === 'A' || name === 'B';
 			const worse: Towards = ours ? 'up' : 'down';
 			const better: Towards = ours ? 'down' : 'up';
 			if (entry.completed === 0) {
@@ -131,7 +151,9 @@ export function renderTable(results: Measured): string {
 					(Number.isFinite(overBase) ? ` (above n8n alone ${x(overBase, 'up')})` : '');
 				const limit = bestLimit(results, size);
 				if (limit) compared += `, ${fixed((100 * entry.rowsPerSecond) / limit.rowsPerSecond, 0, 'down')}% of limit rows/s`;
+				if (completed(floor)) compared += `, time ${name}/floor ${x(ratio(entry.executionMs, floor.executionMs), 'up')}`;
 			}
+			if (name === 'floor') compared = "n8n's floor for paged fetching: pages fetched, nothing parsed";
 			if (entry.failures.length > 0) compared += ` (${entry.failures.length} run(s) failed)`;
 			lines.push(
 				row([
@@ -164,24 +186,54 @@ export function renderTable(results: Measured): string {
 		[results.triggerLegacyEngine, ' [N8N_EXPRESSION_ENGINE=legacy]'],
 	] as const) {
 		if (!trigger) continue;
-		for (const entry of [trigger.serviceTrigger, trigger.serviceTriggerNoMemory, trigger.stockWebhook]) {
-			const ours = entry.verifies;
-			const worse: Towards = ours ? 'up' : 'down';
+		const ours = [trigger.serviceTrigger, trigger.serviceTriggerNoMemory];
+		const entries = [...ours, trigger.stripeTrigger, trigger.handChain, trigger.stockWebhook].filter((entry): entry is TriggerVariant => entry !== undefined);
+		for (const entry of entries) {
+			const isOurs = ours.includes(entry);
+			const worse: Towards = isOurs ? 'up' : 'down';
+			const executions = `executions ${entry.executionsCounted}/${entry.executionsExpected}`;
+			let compared: string;
+			if (!entry.verifies) {
+				compared = `${executions}; forged accepted (no verification)${noAnswer(entry)}`;
+			} else {
+				const versus = isOurs
+					? [trigger.stripeTrigger && `${x(ratio(entry.p99Ms, trigger.stripeTrigger.p99Ms), 'up')} the Stripe Trigger's`, trigger.handChain && `${x(ratio(entry.p99Ms, trigger.handChain.p99Ms), 'up')} the chain's`]
+							.filter(Boolean)
+							.join(', ')
+					: '';
+				compared =
+					`p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), worse)} the stock Webhook's${versus ? `, ${versus}` : ''}; p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), worse)} the stock Webhook's; ` +
+					`${executions} (${entry.executionsForForged ?? 'n/a'} for forged requests), forged refused ${entry.forgedRefused}/${entry.forgedSent}${noAnswer(entry)}`;
+			}
 			lines.push(
 				row([
 					'3',
 					`${entry.name}${engine}`,
 					`${whole(trigger.deliveriesPerRound, 'down')} signed + ${whole(trigger.forgedPerRound, 'down')} forged, ${trigger.concurrency} at a time`,
 					`p50 ${fixed(entry.p50Ms, 1, worse)} ms, p99 ${fixed(entry.p99Ms, 1, worse)} ms`,
-					`${whole(entry.deliveriesPerSecond, ours ? 'down' : 'up')} deliveries/s`,
+					`${whole(entry.deliveriesPerSecond, isOurs ? 'down' : 'up')} deliveries/s`,
 					'',
-					ours
-						? `p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), 'up')}, p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), 'up')} of stock; executions ${entry.executionsCounted}/${entry.executionsExpected}, forged refused ${entry.forgedRefused}/${entry.forgedSent}${noAnswer(entry)}`
-						: `executions ${entry.executionsCounted}/${entry.executionsExpected}; forged accepted (no verification)${noAnswer(entry)}`,
+					compared,
 				]),
 			);
 		}
-		if (trigger.cpu) {
+		for (const entry of entries.filter((each) => each.cpu)) {
+			const cpu = entry.cpu!;
+			const towards: Towards = ours.includes(entry) ? 'up' : 'down';
+			lines.push(
+				row([
+					'3',
+					`${entry.name}: n8n CPU per delivery${engine}`,
+					`${whole(cpu.deliveries, 'down')} of each kind, ${trigger.concurrency} at a time`,
+					`accepted ${fixed(cpu.acceptedMs, 2, towards)} ms, refused ${fixed(cpu.refusedMs, 2, towards)} ms, refused from the header ${fixed(cpu.refusedBeforeSecretMs, 2, towards)} ms`,
+					'',
+					'',
+					`refused/accepted ${x(cpu.refusedRatio, towards)} (accepted includes its execution${entry.startsOnForged ? '; so does refused' : ''})`,
+				]),
+			);
+		}
+		// Older results carry the Service Trigger's CPU on the result only.
+		if (trigger.cpu && !trigger.serviceTrigger.cpu) {
 			const { cpu } = trigger;
 			lines.push(
 				row([
@@ -219,4 +271,33 @@ export function renderTable(results: Measured): string {
 		}
 	}
 	return lines.join('\n');
+}
+
+export const README_START = '<!-- bench-table:start (generated by `npm run bench` from bench/results.json) -->';
+export const README_END = '<!-- bench-table:end -->';
+
+/** The README's Performance block: where and when it was measured (with the machine's load), the table, each target met or missed. */
+export function renderReadmeBlock(results: Measured & { table: string; targets: TargetCheck[] }): string {
+	const m = results.machine;
+	const load = (section: string) => {
+		const known = results.loads?.[section as keyof NonNullable<typeof results.loads>];
+		return known ? `load ${known.start.join(' ')} -> ${known.end?.join(' ') ?? 'n/a'}` : 'load not recorded';
+	};
+	const sections = Object.entries(results.measuredAt ?? {})
+		.map(([section, at]) => `${section} ${at.slice(0, 10)} at ${results.commits?.[section as keyof typeof results.commits] ?? 'n/a'} (${load(section)})`)
+		.join('; ');
+	return [
+		`Measured on ${m.cpuModel}, ${m.cores} cores, ${Math.round(m.memoryMiB / 1024)} GiB; Node ${m.node}; n8n ${results.n8nVersion ?? 'n/a'}. ` +
+			`Each part, with the load averages (1, 5, 15 min) at the start and end of the run that measured it: ${sections}. ` +
+			`With ${m.cores} cores, a load above ${m.cores} means the machine was shared and every figure is slower for it.`,
+		'',
+		results.table,
+		'',
+		'Targets:',
+		'',
+		...results.targets.map((target) => `- ${target.target}: ${target.words}`),
+		...results.errors.map((error) => `- error: ${error}`),
+		...(results.trigger?.peerErrors ?? []).map((error) => `- peer not measured: ${error}`),
+		...(results.notes ?? []).map((note) => `- note: ${note}`),
+	].join('\n');
 }

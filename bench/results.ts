@@ -37,6 +37,8 @@ export interface BenchResults {
 	gitCommit?: string;
 	/** When each section was measured (differs between sections only after a --merge run). */
 	measuredAt: Partial<Record<Section, string>>;
+	/** The machine's load averages (1, 5, 15 min) when the run that measured each section started and ended. */
+	loads?: Partial<Record<Section, { start: number[]; end?: number[] }>>;
 	/** The commit each section was measured at (gitCommit of the run that measured it). */
 	commits: Partial<Record<Section, string>>;
 	/** Item 4. */
@@ -56,6 +58,8 @@ export interface BenchResults {
 	triggerLegacyEngine?: TriggerResult;
 	targets: TargetCheck[];
 	errors: string[];
+	/** What a --merge run kept from the earlier results within a section it measured (e.g. export sizes not re-run). */
+	notes?: string[];
 	table: string;
 }
 

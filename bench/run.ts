@@ -22,7 +22,7 @@ import { benchCredentials, exportWorkflow, type ExportVariant } from './exportWo
 import { benchLimit } from './limit';
 import { machineInfo, roundedLoad } from './machine';
 import { parseOptions, sections, type BenchOptions, type Section } from './options';
-import { judgeTargets, renderTable } from './report';
+import { judgeTargets, README_END, README_START, renderReadmeBlock, renderTable } from './report';
 import { rawPath, withoutSamples, type BenchResults, type Measured } from './results';
 import { warmPortfolio } from './sandboxPages';
 import { benchTrigger } from './trigger';
@@ -86,27 +86,32 @@ async function main(): Promise<void> {
 	}
 
 	if (wants('trigger') && tarball) {
-		const trigger = (n8nEnv?: Record<string, string>) =>
+		const trigger = (peers: boolean, n8nEnv?: Record<string, string>) =>
 			benchTrigger({
 				tarball: tarball!,
 				deliveries: options.triggerDeliveries,
 				forgedEvery: options.forgedEvery,
 				concurrency: options.triggerConcurrency,
 				rounds: options.triggerRounds,
+				peers,
 				n8nEnv,
 				log,
 			});
 		await attempt('trigger', async () => {
-			log('bench: item 3, trigger under load');
-			results.trigger = await trigger();
+			log('bench: item 3, trigger and its verifying peers under load');
+			results.trigger = await trigger(true);
 		});
-		await attempt('trigger, legacy expression engine', async () => {
-			log('bench: item 3 again, with N8N_EXPRESSION_ENGINE=legacy (where the cost is)');
-			results.triggerLegacyEngine = await trigger({ N8N_EXPRESSION_ENGINE: 'legacy' });
-		});
+		if (options.legacyEngine) {
+			await attempt('trigger, legacy expression engine', async () => {
+				// Where the cost is, not what targets are judged on: the peers are left out to keep the run short.
+				log('bench: item 3 again, with N8N_EXPRESSION_ENGINE=legacy (where the cost is)');
+				results.triggerLegacyEngine = await trigger(false, { N8N_EXPRESSION_ENGINE: 'legacy' });
+			});
+		}
 	}
 
 	results.machine.loadAtEnd = roundedLoad();
+	results.loads = Object.fromEntries(options.only.map((section) => [section, { start: results.machine.loadAtStart, end: results.machine.loadAtEnd }]));
 	const out = resolve(repoRoot, options.out);
 	if (options.merge) mergeEarlier(results, out, options.only);
 	const table = renderTable(results);
@@ -116,6 +121,8 @@ async function main(): Promise<void> {
 	mkdirSync(dirname(out), { recursive: true });
 	writeFileSync(out, `${JSON.stringify(withoutSamples(full), null, '\t')}\n`);
 	writeFileSync(raw, `${JSON.stringify(full, null, '\t')}\n`);
+	// The README shows the committed results only, not quick or scratch runs.
+	if (out === resolve(repoRoot, 'bench/results.json')) writeReadme(full);
 
 	console.log(table);
 	console.log('');
@@ -126,6 +133,20 @@ async function main(): Promise<void> {
 			`Node ${process.version}; n8n ${results.n8nVersion ?? 'n/a'}; ${results.date}. Written to ${options.out} (every run: ${relative(repoRoot, raw)})`,
 	);
 	if (results.errors.length > 0) process.exitCode = 1;
+}
+
+/** Replaces the README's generated Performance block with these results. */
+function writeReadme(results: BenchResults): void {
+	const path = join(repoRoot, 'README.md');
+	const readme = readFileSync(path, 'utf8');
+	const start = readme.indexOf(README_START);
+	const end = readme.indexOf(README_END);
+	if (start < 0 || end < start) {
+		log(`bench: README.md has no ${README_START} ... ${README_END} block; not updated`);
+		return;
+	}
+	writeFileSync(path, `${readme.slice(0, start + README_START.length)}\n${renderReadmeBlock(results)}\n${readme.slice(end)}`);
+	log('bench: README.md Performance table updated');
 }
 
 /** Items 2 and 1, size by size: one sandbox per size on a fixed port and token, so n8n's credentials stay valid. */
@@ -158,14 +179,15 @@ async function benchSizes(options: BenchOptions, results: Measured, tarball?: st
 						tarball,
 						trustedCas: [sandbox.ca],
 						credentials: benchCredentials(baseUrl, token),
-						workflows: (['baseline', 'A', 'B', 'C'] as ExportVariant[]).map((variant) => exportWorkflow(variant, baseUrl)),
+						workflows: (['baseline', 'A', 'B', 'C', 'floor'] as ExportVariant[]).map((variant) => exportWorkflow(variant, baseUrl)),
 					});
 					log('  item 1, exports in n8n');
-					const variants: ExportVariant[] = index === 0 ? ['baseline', 'A', 'B', 'C'] : ['A', 'B', 'C'];
+					const variants: ExportVariant[] = index === 0 ? ['baseline', 'A', 'B', 'C', 'floor'] : ['A', 'B', 'C', 'floor'];
 					const measured = await benchExportSize(host, size, variants, options.runs, {
 						timeoutSeconds: options.timeoutSeconds,
 						rssLimitMiB: options.rssLimitMiB,
 						sampleEveryMs: options.sampleEveryMs,
+						pageSize: options.pageSize,
 						workDir,
 					}, log);
 					results.baseline ??= measured.find((entry) => entry.variant === 'baseline');
@@ -201,10 +223,24 @@ function mergeEarlier(results: Measured, out: string, measuredNow: Section[]): v
 	}
 	results.measuredAt = { ...earlier.measuredAt, ...results.measuredAt };
 	results.commits = { ...earlier.commits, ...results.commits };
+	results.loads = { ...earlier.loads, ...results.loads };
 	for (const section of sections.filter((name) => !measuredNow.includes(name))) {
 		for (const key of sectionKeys[section]) Object.assign(results, { [key]: earlier[key] });
 		if (!earlier.measuredAt?.[section]) results.measuredAt[section] = earlier.date;
 		if (!earlier.commits?.[section] && earlier.gitCommit) results.commits[section] = earlier.gitCommit;
+	}
+	// Notes on sections kept whole stay; a section measured now gets its notes afresh.
+	results.notes = (earlier.notes ?? []).filter((note) => !measuredNow.some((section) => note.startsWith(`${section} `)));
+	// Sizes of export and limit not re-measured now stay, said so, rather than vanish from the table.
+	for (const [section, key] of [['export', 'exports'], ['limit', 'limit']] as const) {
+		if (!measuredNow.includes(section)) continue;
+		const kept = Object.keys(earlier[key] ?? {}).filter((size) => !(size in results[key]));
+		for (const size of kept) Object.assign(results[key], { [size]: earlier[key][size] });
+		if (kept.length > 0) {
+			const when = `${earlier.measuredAt?.[section]?.slice(0, 10) ?? earlier.date.slice(0, 10)} at ${earlier.commits?.[section] ?? earlier.gitCommit ?? 'n/a'}`;
+			const sizes = kept.map((size) => Number(size).toLocaleString('en')).join(' and ');
+			results.notes.push(`${section} at ${sizes} rows kept from the run of ${when}${section === 'export' ? ' (no HTTP Request floor row there)' : ''}`);
+		}
 	}
 	results.n8nVersion ??= earlier.n8nVersion;
 	results.earlierMachine = earlier.machine;

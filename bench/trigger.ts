@@ -1,17 +1,23 @@
 /**
  * Item 3: signed deliveries at a fixed concurrency into one real n8n, round by round in rotating
- * order between the Service Trigger (as added, and with Ignore Redeliveries off) and a stock
- * Webhook node without verification. Every delivery is accounted for: a Service Trigger must refuse
- * each forged one (401) and start exactly one execution per valid one; the stock Webhook starts one
- * per request, forged or not.
+ * order between the Service Trigger (as added, and with Ignore Redeliveries off), the peers a user
+ * who needs signed webhooks has (n8n's Stripe Trigger, registered with a local Stripe stand-in, and
+ * the hand-built Webhook → Crypto → IF → Respond to Webhook chain), and a stock Webhook node without
+ * verification (the floor). Every delivery is accounted for: a verifying receiver must refuse each
+ * forged one (401); the triggers start exactly one execution per valid one, the chain one per
+ * request, forged or not, and the stock Webhook one per request.
  */
+import { randomBytes } from 'node:crypto';
+
 import { startSandbox } from '../test/sandbox';
 import { startN8n, type N8n } from '../test/e2e/n8n';
 import { waitFor } from '../test/e2e/wait-for';
 import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
 import { cpuMs, n8nPid } from './cpu';
-import { buildDeliveries } from './deliveries';
+import { buildDeliveries, serviceSigning, type Signing } from './deliveries';
+import { HAND_CHAIN_PATH, HAND_CHAIN_WORKFLOW_ID, handChainCredential, handChainWorkflow } from './handChain';
 import { median, percentile, ratio } from './stats';
+import { startStripePeer, STRIPE_WEBHOOK_ID, STRIPE_WORKFLOW_ID, stripeCredential, stripeEvent, stripeTriggerWorkflow, type StripePeer } from './stripe/peer';
 import {
 	serviceTriggerWorkflow, STOCK_PATH, stockWebhookWorkflow, stockWorkflowId, TRIGGER_CREDENTIAL,
 	triggerNoMemoryWorkflowId, triggerWebhookIds, triggerWorkflowId,
@@ -24,6 +30,8 @@ export interface TriggerOptions {
 	forgedEvery: number;
 	concurrency: number;
 	rounds: number;
+	/** The verifying peers too (Stripe Trigger, hand-built chain), with n8n's outbound HTTPS through the Stripe proxy. */
+	peers: boolean;
 	/** More environment for n8n (e.g. NODE_OPTIONS for a CPU profile). */
 	n8nEnv?: Record<string, string>;
 	log: (line: string) => void;
@@ -37,19 +45,21 @@ export interface TriggerRound {
 	p99Ms: number;
 	meanMs: number;
 	deliveriesPerSecond: number;
-	/** Answers other than expected (valid: 200; forged: 401 from a Service Trigger, 200 from the stock node). */
+	/** Answers other than expected (valid: 200; forged: 401 from a verifying receiver, 200 from the stock node). */
 	unexpected: Record<string, number>;
 }
 
 export interface TriggerVariant {
 	name: string;
 	verifies: boolean;
+	/** Whether a forged delivery starts an execution (the stock Webhook, and the chain, which refuses from inside one). */
+	startsOnForged?: boolean;
 	/** Each round (raw file only). */
 	rounds?: TriggerRound[];
 	p50Ms: number;
 	p99Ms: number;
 	deliveriesPerSecond: number;
-	/** Executions there must be: one per delivery answered 200 that should start one. */
+	/** Executions there must be: one per delivery answered as expected that starts one. */
 	executionsExpected: number;
 	/**
 	 * Deliveries that got no answer (connection error or no answer within 60 s): each may or may
@@ -64,6 +74,25 @@ export interface TriggerVariant {
 	firstExecutionError?: string;
 	forgedSent: number;
 	forgedRefused: number;
+	/** Valid deliveries answered 200. */
+	validAccepted?: number;
+	/** Executions beyond one per accepted valid delivery: started by forged deliveries. */
+	executionsForForged?: number;
+	/** Every delivery answered as expected and every execution counted (see accounted()). */
+	accountedFor?: boolean;
+	/** n8n's CPU per delivery, each kind on its own (the Service Trigger as added and the verifying peers). */
+	cpu?: DeliveryCpu;
+}
+
+/** n8n's CPU per delivery of one kind, idle CPU taken out. */
+export interface DeliveryCpu {
+	acceptedMs: number;
+	/** Refused by the signature: wrong secret, changed body, corrupted v1. */
+	refusedMs: number;
+	/** Refused from the header alone: stale t, no signature. */
+	refusedBeforeSecretMs: number;
+	refusedRatio: number;
+	deliveries: number;
 }
 
 export interface TriggerResult {
@@ -73,26 +102,38 @@ export interface TriggerResult {
 	serviceTrigger: TriggerVariant;
 	serviceTriggerNoMemory: TriggerVariant;
 	stockWebhook: TriggerVariant;
+	/** n8n's Stripe Trigger against the Stripe stand-in (peers on). */
+	stripeTrigger?: TriggerVariant;
+	/** The hand-built Webhook → Crypto → IF → Respond to Webhook chain (peers on). */
+	handChain?: TriggerVariant;
 	/** Service Trigger (as added) / stock Webhook, of the medians over rounds. */
 	p50Ratio: number;
 	p99Ratio: number;
 	throughputRatio: number;
 	/** The same with Ignore Redeliveries off. */
 	p99RatioNoMemory: number;
+	/** Service Trigger (as added) p99 / each peer's p99. */
+	p99RatioVsStripe?: number;
+	p99RatioVsHandChain?: number;
 	/** Both Service Trigger variants: every forged delivery refused, one execution per valid one. */
 	accountedFor: boolean;
-	/** n8n's CPU per delivery to the Service Trigger (as added), each kind on its own, idle CPU taken out. */
-	cpu?: { acceptedMs: number; refusedMs: number; refusedBeforeSecretMs: number; refusedRatio: number; deliveries: number };
+	/** n8n's CPU per delivery to the Service Trigger (as added). */
+	cpu?: DeliveryCpu;
 	stockAccountedFor: boolean;
+	/** Where a peer could not be set up or measured: why. */
+	peerErrors?: string[];
 }
 
-type Key = 'trigger' | 'triggerNoMemory' | 'stock';
+type Key = 'trigger' | 'triggerNoMemory' | 'stock' | 'stripe' | 'handChain';
 /** One workflow under load, and its tallies so far. */
 interface Target extends Pick<TriggerVariant, 'name' | 'verifies' | 'noAnswer' | 'noAnswerErrors' | 'forgedSent' | 'forgedRefused'> {
 	key: Key;
 	workflowId: string;
 	url: string;
+	signing: Signing;
+	startsOnForged: boolean;
 	expected: number;
+	validAccepted: number;
 	rounds: TriggerRound[];
 }
 
@@ -100,21 +141,36 @@ const WARM_UP = 50;
 
 export async function benchTrigger(options: TriggerOptions): Promise<TriggerResult> {
 	const sandbox = await startSandbox({ seed: 'empty' });
+	let stripe: StripePeer | undefined;
 	let n8n: N8n | undefined;
+	const peerErrors: string[] = [];
 	try {
+		if (options.peers) stripe = await startStripePeer();
 		n8n = await startN8n({
-			trustedCas: [sandbox.ca],
+			trustedCas: [sandbox.ca, ...(stripe ? [stripe.standIn.ca] : [])],
 			communityPackages: [options.tarball],
 			// Thousands of executions: keep every one so they can all be counted.
-			env: { EXECUTIONS_DATA_PRUNE: 'false', ...options.n8nEnv },
+			env: { EXECUTIONS_DATA_PRUNE: 'false', ...stripe?.env, ...options.n8nEnv },
 		});
+		// The chain's secret is its own key text (see handChain.ts).
+		const chainSecret = `whsec_${randomBytes(24).toString('base64url')}`;
 		await n8n.importCredentials([
 			{ ...TRIGGER_CREDENTIAL, type: 'serviceApi', data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader } },
+			...(stripe ? [stripeCredential(stripe.standIn), handChainCredential(chainSecret)] : []),
 		]);
-		for (const workflow of [serviceTriggerWorkflow(true), serviceTriggerWorkflow(false), stockWebhookWorkflow()]) {
+		const workflows = [
+			serviceTriggerWorkflow(true),
+			serviceTriggerWorkflow(false),
+			stockWebhookWorkflow(),
+			...(stripe ? [stripeTriggerWorkflow(), handChainWorkflow()] : []),
+		];
+		for (const workflow of workflows) {
 			await n8n.importWorkflow(workflow);
-			// Activating a Service Trigger registers its endpoint with the sandbox, which hands out the secret once.
-			await n8n.api.activateWorkflow(workflow.id);
+			// Activating a trigger registers its endpoint (with the sandbox, or the Stripe stand-in), which hands out the secret once.
+			await n8n.api.activateWorkflow(workflow.id).catch((error: Error) => {
+				if (workflow.id !== STRIPE_WORKFLOW_ID) throw error;
+				peerErrors.push(`Stripe Trigger: activation failed: ${error.message}`);
+			});
 		}
 		const endpointOf = (workflowId: string) =>
 			waitFor(async () => sandbox.control.webhookEndpoints().find((e) => e.url.includes(triggerWebhookIds[workflowId])), {
@@ -123,39 +179,48 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			});
 		const withMemory = await endpointOf(triggerWorkflowId);
 		const withoutMemory = await endpointOf(triggerNoMemoryWorkflowId);
-		const keys = new Map([
-			[withMemory.url, decodeSigningSecret(withMemory.secret, 'base64')],
-			[withoutMemory.url, decodeSigningSecret(withoutMemory.secret, 'base64')],
-		]);
-		const target = (key: Key, name: string, workflowId: string, url: string, verifies: boolean): Target => ({
-			key, name, workflowId, url, verifies, expected: 0, noAnswer: 0, noAnswerErrors: {}, forgedSent: 0, forgedRefused: 0, rounds: [],
+		const target = (key: Key, name: string, workflowId: string, url: string, signing: Signing, verifies: boolean, startsOnForged: boolean): Target => ({
+			key, name, workflowId, url, signing, verifies, startsOnForged,
+			expected: 0, validAccepted: 0, noAnswer: 0, noAnswerErrors: {}, forgedSent: 0, forgedRefused: 0, rounds: [],
 		});
+		const serviceKey = decodeSigningSecret(withMemory.secret, 'base64');
 		const targets: Target[] = [
-			target('trigger', 'Service Trigger (as added: verifies, Ignore Redeliveries on)', triggerWorkflowId, withMemory.url, true),
-			target('triggerNoMemory', 'Service Trigger, Ignore Redeliveries off', triggerNoMemoryWorkflowId, withoutMemory.url, true),
-			target('stock', 'stock Webhook node (no verification)', stockWorkflowId, n8n.api.webhookUrl(STOCK_PATH), false),
+			target('trigger', 'Service Trigger (as added: verifies, Ignore Redeliveries on)', triggerWorkflowId, withMemory.url, serviceSigning(serviceKey), true, false),
+			target('triggerNoMemory', 'Service Trigger, Ignore Redeliveries off', triggerNoMemoryWorkflowId, withoutMemory.url,
+				serviceSigning(decodeSigningSecret(withoutMemory.secret, 'base64')), true, false),
+			// Signed like the first trigger's deliveries; it checks nothing anyway.
+			target('stock', 'stock Webhook node (no verification)', stockWorkflowId, n8n.api.webhookUrl(STOCK_PATH), serviceSigning(serviceKey), false, true),
 		];
+		if (stripe) {
+			const standIn = stripe.standIn;
+			const endpoint = peerErrors.length > 0
+				? undefined
+				: await waitFor(async () => standIn.endpoints().find((e) => e.url.includes(STRIPE_WEBHOOK_ID) && !e.deleted), {
+						what: 'the Stripe Trigger to register its endpoint with the stand-in',
+						timeoutMs: 30_000,
+					}).catch((error: Error) => {
+						peerErrors.push(`Stripe Trigger: ${error.message}; stand-in saw ${JSON.stringify(standIn.requests())}, proxy saw ${JSON.stringify(stripe!.proxy.log)}`);
+						return undefined;
+					});
+			if (endpoint) {
+				options.log(`  Stripe Trigger registered ${endpoint.url} with the stand-in (through the proxy: ${stripe.proxy.tunnels('api.stripe.com:443').length} tunnel(s))`);
+				targets.push(
+					target('stripe', 'n8n Stripe Trigger (verifies Stripe-Signature)', STRIPE_WORKFLOW_ID, endpoint.url,
+						{ header: 'stripe-signature', key: Buffer.from(endpoint.secret, 'utf8'), event: stripeEvent }, true, false),
+				);
+			}
+			targets.push(
+				target('handChain', 'hand-built chain: Webhook, Extract From File, Crypto, IF, Respond to Webhook', HAND_CHAIN_WORKFLOW_ID,
+					n8n.api.webhookUrl(HAND_CHAIN_PATH), serviceSigning(Buffer.from(chainSecret, 'utf8')), true, true),
+			);
+		}
 		for (const { url } of targets) await n8n.api.waitForWebhook(url.slice(`${n8n.url}/webhook/`.length));
-		// The stock node gets deliveries signed like the first trigger's; it checks nothing anyway.
-		const keyFor = (t: Target) => keys.get(t.url) ?? keys.get(withMemory.url)!;
 
 		const run = async (t: Target, valid: number, label: string, keep: boolean) => {
-			const deliveries = buildDeliveries(valid, options.forgedEvery, keyFor(t), `${t.key}_${label}`);
+			const deliveries = buildDeliveries(valid, options.forgedEvery, t.signing, `${t.key}_${label}`);
 			const result = await sendDeliveries(t.url, n8n!.ca, deliveries, options.concurrency);
 			const round = summariseRound(t.verifies, result);
-			for (const outcome of result.outcomes) {
-				const starts = !outcome.forged || !t.verifies;
-				if (outcome.status === 0) {
-					// Unknown whether it reached n8n; a forged one never starts an execution of a Service Trigger.
-					if (starts) t.noAnswer++;
-					const why = outcome.error ?? 'unknown';
-					t.noAnswerErrors[why] = (t.noAnswerErrors[why] ?? 0) + 1;
-				} else if (starts && outcome.status === 200) {
-					t.expected++;
-				}
-			}
-			t.forgedSent += deliveries.length - valid;
-			t.forgedRefused += result.outcomes.filter((outcome) => outcome.forged && outcome.status === 401).length;
+			tally(t, result);
 			if (keep) t.rounds.push(round);
 			return round;
 		};
@@ -172,17 +237,27 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			}
 		}
 
-		const cpu = await measureCpu(n8n, targets[0], keyFor(targets[0]), options);
-		options.log(`  cpu per delivery: accepted ${cpu.acceptedMs.toFixed(2)} ms, refused ${cpu.refusedMs.toFixed(2)} ms (ratio ${cpu.refusedRatio.toFixed(3)}), refused from the header alone ${cpu.refusedBeforeSecretMs.toFixed(2)} ms`);
+		const cpuOf = new Map<Key, DeliveryCpu>();
+		for (const t of targets.filter((each) => ['trigger', 'stripe', 'handChain'].includes(each.key))) {
+			const cpu = await measureCpu(n8n, t, options).catch((error: Error) => {
+				if (t.key === 'trigger') throw error;
+				peerErrors.push(`${t.name}: CPU rounds: ${error.message}`);
+				return undefined;
+			});
+			if (!cpu) continue;
+			cpuOf.set(t.key, cpu);
+			options.log(`  ${t.key} cpu per delivery: accepted ${cpu.acceptedMs.toFixed(2)} ms, refused ${cpu.refusedMs.toFixed(2)} ms (ratio ${cpu.refusedRatio.toFixed(3)}), refused from the header alone ${cpu.refusedBeforeSecretMs.toFixed(2)} ms`);
+		}
 
-		const variants = {} as Record<Key, TriggerVariant>;
+		const variants = {} as Partial<Record<Key, TriggerVariant>>;
 		const sent = Date.now();
 		for (const t of targets) {
 			const counted = await countExecutions(n8n, t.workflowId, t.expected);
 			options.log(`  ${t.key}: ${counted.count} executions of ${t.expected} expected, ${Math.round((Date.now() - sent) / 1000)} s after the last delivery`);
-			variants[t.key] = {
+			const variant: TriggerVariant = {
 				name: t.name,
 				verifies: t.verifies,
+				startsOnForged: t.startsOnForged,
 				rounds: t.rounds,
 				p50Ms: median(t.rounds.map((round) => round.p50Ms)),
 				p99Ms: median(t.rounds.map((round) => round.p99Ms)),
@@ -196,37 +271,71 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 				firstExecutionError: counted.firstError,
 				forgedSent: t.forgedSent,
 				forgedRefused: t.forgedRefused,
+				validAccepted: t.validAccepted,
+				executionsForForged: Math.max(0, counted.count - t.validAccepted),
+				cpu: cpuOf.get(t.key),
 			};
+			variant.accountedFor = accounted(variant);
+			variants[t.key] = variant;
 		}
-		// Answers other than the expected ones, apart from no answer at all (counted in noAnswer).
-		const wrongAnswers = (v: TriggerVariant) =>
-			(v.rounds ?? []).some((round) => Object.keys(round.unexpected).some((what) => !what.endsWith(' 0')));
-		const accounted = (v: TriggerVariant) =>
-			!wrongAnswers(v) &&
-			v.executionsCounted >= v.executionsExpected &&
-			v.executionsCounted <= v.executionsExpected + v.noAnswer &&
-			v.executionsNotSuccessful === 0 &&
-			(!v.verifies || v.forgedRefused + forgedWithoutAnswer(v) === v.forgedSent);
+		const trigger = variants.trigger!;
 		return {
 			concurrency: options.concurrency,
 			deliveriesPerRound: options.deliveries,
 			forgedPerRound: Math.floor(options.deliveries / options.forgedEvery),
-			serviceTrigger: variants.trigger,
-			serviceTriggerNoMemory: variants.triggerNoMemory,
-			stockWebhook: variants.stock,
-			p50Ratio: ratio(variants.trigger.p50Ms, variants.stock.p50Ms),
-			p99Ratio: ratio(variants.trigger.p99Ms, variants.stock.p99Ms),
-			throughputRatio: ratio(variants.trigger.deliveriesPerSecond, variants.stock.deliveriesPerSecond),
-			p99RatioNoMemory: ratio(variants.triggerNoMemory.p99Ms, variants.stock.p99Ms),
-			// The target concerns the Service Trigger; the stock node's accounting is reported alongside.
-			accountedFor: accounted(variants.trigger) && accounted(variants.triggerNoMemory),
-			stockAccountedFor: accounted(variants.stock),
-			cpu,
+			serviceTrigger: trigger,
+			serviceTriggerNoMemory: variants.triggerNoMemory!,
+			stockWebhook: variants.stock!,
+			stripeTrigger: variants.stripe,
+			handChain: variants.handChain,
+			p50Ratio: ratio(trigger.p50Ms, variants.stock!.p50Ms),
+			p99Ratio: ratio(trigger.p99Ms, variants.stock!.p99Ms),
+			throughputRatio: ratio(trigger.deliveriesPerSecond, variants.stock!.deliveriesPerSecond),
+			p99RatioNoMemory: ratio(variants.triggerNoMemory!.p99Ms, variants.stock!.p99Ms),
+			p99RatioVsStripe: variants.stripe ? ratio(trigger.p99Ms, variants.stripe.p99Ms) : undefined,
+			p99RatioVsHandChain: variants.handChain ? ratio(trigger.p99Ms, variants.handChain.p99Ms) : undefined,
+			// The target concerns the Service Trigger; the others' accounting is reported alongside.
+			accountedFor: trigger.accountedFor! && variants.triggerNoMemory!.accountedFor!,
+			stockAccountedFor: variants.stock!.accountedFor!,
+			cpu: trigger.cpu,
+			peerErrors: options.peers ? peerErrors : undefined,
 		};
 	} finally {
 		await n8n?.stop();
+		await stripe?.close();
 		await sandbox.close();
 	}
+}
+
+/** Adds a load's outcomes to the target's tallies: executions it must have started, forged refused, no answers. */
+function tally(t: Target, result: LoadResult): void {
+	for (const outcome of result.outcomes) {
+		const starts = !outcome.forged || t.startsOnForged;
+		const wanted = outcome.forged && t.verifies ? 401 : 200;
+		if (outcome.status === 0) {
+			// Unknown whether it reached n8n; a forged one never starts an execution of a trigger that verifies.
+			if (starts) t.noAnswer++;
+			const why = outcome.error ?? 'unknown';
+			t.noAnswerErrors[why] = (t.noAnswerErrors[why] ?? 0) + 1;
+		} else if (starts && outcome.status === wanted) {
+			t.expected++;
+		}
+		if (!outcome.forged && outcome.status === 200) t.validAccepted++;
+	}
+	t.forgedSent += result.outcomes.filter((outcome) => outcome.forged).length;
+	t.forgedRefused += result.outcomes.filter((outcome) => outcome.forged && outcome.status === 401).length;
+}
+
+/** Answers as expected, executions as expected (within the deliveries that got no answer), all successful, every forgery refused. */
+function accounted(v: TriggerVariant): boolean {
+	const wrongAnswers = (v.rounds ?? []).some((round) => Object.keys(round.unexpected).some((what) => !what.endsWith(' 0')));
+	return (
+		!wrongAnswers &&
+		v.executionsCounted >= v.executionsExpected &&
+		v.executionsCounted <= v.executionsExpected + v.noAnswer &&
+		v.executionsNotSuccessful === 0 &&
+		(!v.verifies || v.forgedRefused + forgedWithoutAnswer(v) === v.forgedSent)
+	);
 }
 
 /**
@@ -234,12 +343,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
  * a round of that kind alone at the bench's concurrency, after n8n has gone quiet, with n8n's idle
  * CPU over the same time taken out.
  */
-async function measureCpu(
-	n8n: N8n,
-	t: Target,
-	key: Buffer,
-	options: TriggerOptions,
-): Promise<NonNullable<TriggerResult['cpu']>> {
+async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions): Promise<DeliveryCpu> {
 	const pid = n8nPid(n8n.port);
 	const count = Math.min(options.deliveries, 500);
 	const quiet = async () => {
@@ -260,20 +364,25 @@ async function measureCpu(
 		return (cpuMs(pid) - start - idle * (Date.now() - at)) / count;
 	};
 	const forged = (kinds: string[]) =>
-		buildDeliveries(count * 5, 1, key, `cpu_${kinds.join('_').replace(/ /g, '')}`)
+		buildDeliveries(count * 5, 1, t.signing, `cpu_${kinds.join('_').replace(/ /g, '')}`)
 			.filter((delivery) => delivery.forgery && kinds.includes(delivery.forgery))
 			.slice(0, count);
 	const sendForged = async (kinds: string[]) => {
 		const result = await sendDeliveries(t.url, n8n.ca, forged(kinds), options.concurrency);
 		const refused = result.outcomes.filter((outcome) => outcome.status === 401).length;
 		if (refused !== result.outcomes.length) throw new Error(`cpu round: ${refused} of ${result.outcomes.length} forged deliveries refused`);
+		// Counted with the rounds' forgeries: the chain's executions for forged requests include these.
+		t.forgedSent += result.outcomes.length;
+		t.forgedRefused += refused;
+		if (t.startsOnForged) t.expected += refused;
 	};
 	const acceptedMs = await measure(async () => {
 		// Valid deliveries only: forgedEvery beyond the count leaves none out.
-		const result = await sendDeliveries(t.url, n8n.ca, buildDeliveries(count, count + 1, key, 'cpu_accepted'), options.concurrency);
+		const result = await sendDeliveries(t.url, n8n.ca, buildDeliveries(count, count + 1, t.signing, 'cpu_accepted'), options.concurrency);
 		const accepted = result.outcomes.filter((outcome) => outcome.status === 200).length;
 		if (accepted !== count) throw new Error(`cpu round: ${accepted} of ${count} valid deliveries accepted`);
 		t.expected += accepted;
+		t.validAccepted += accepted;
 	});
 	const refusedMs = await measure(() => sendForged(['wrong secret', 'body changed after signing', 'corrupted v1']));
 	const refusedBeforeSecretMs = await measure(() => sendForged(['stale timestamp', 'no signature']));

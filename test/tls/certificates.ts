@@ -22,8 +22,8 @@ export interface Certificates<Leaf extends string> {
 // An EC key and a certificate, made by `openssl req -x509` (openssl 3 also signs it with -CA in one step).
 const newCertificate = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '30'];
 const caExtensions = ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'];
-const serverExtensions = [
-	'-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+const serverExtensions = (dnsNames: string[]) => [
+	'-addext', `subjectAltName=${['IP:127.0.0.1', ...dnsNames.map((name) => `DNS:${name}`)].join(',')}`,
 	'-addext', 'basicConstraints=critical,CA:FALSE',
 	'-addext', 'keyUsage=critical,digitalSignature',
 	'-addext', 'extendedKeyUsage=serverAuth',
@@ -32,12 +32,15 @@ const serverExtensions = [
 // One set per CA and leaves per process: openssl takes ~50 ms a call, and 50 sandbox start/stop cycles must stay quick.
 const issued = new Map<string, Promise<Certificates<string>>>();
 
+/** A leaf's common name, or its common name and the host names it serves (localhost when not given). */
+export type LeafName = string | { commonName: string; dnsNames: string[] };
+
 /**
  * A CA of its own (common name `caName`) and, for each leaf, a server certificate it signed with
- * that common name, for 127.0.0.1 and localhost. Whoever should reach those servers must trust `ca`:
- * nothing turns TLS checks off.
+ * that common name, for 127.0.0.1 and localhost (or the leaf's own host names). Whoever should reach
+ * those servers must trust `ca`: nothing turns TLS checks off.
  */
-export function certificates<Leaf extends string>(caName: string, leaves: Record<Leaf, string>): Promise<Certificates<Leaf>> {
+export function certificates<Leaf extends string>(caName: string, leaves: Record<Leaf, LeafName>): Promise<Certificates<Leaf>> {
 	const key = JSON.stringify([caName, leaves]);
 	let pending = issued.get(key);
 	if (!pending) {
@@ -62,16 +65,17 @@ export async function selfSignedCertificate(commonName: string): Promise<TlsMate
 	});
 }
 
-async function issue<Leaf extends string>(caName: string, leaves: Record<Leaf, string>): Promise<Certificates<Leaf>> {
+async function issue<Leaf extends string>(caName: string, leaves: Record<Leaf, LeafName>): Promise<Certificates<Leaf>> {
 	return await inTemporaryFolder(async (file) => {
 		await run('openssl', [...newCertificate, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-subj', `/CN=${caName}`, ...caExtensions]);
 		const ca = await readFile(file('ca.crt'), 'utf8');
 		const issuedLeaves = {} as Record<Leaf, TlsMaterial>;
-		for (const [index, [leaf, commonName]] of (Object.entries(leaves) as Array<[Leaf, string]>).entries()) {
+		for (const [index, [leaf, name]] of (Object.entries(leaves) as Array<[Leaf, LeafName]>).entries()) {
+			const { commonName, dnsNames } = typeof name === 'string' ? { commonName: name, dnsNames: ['localhost'] } : name;
 			const [keyFile, certFile] = [file(`leaf${index}.key`), file(`leaf${index}.crt`)];
 			await run('openssl', [
 				...newCertificate, '-keyout', keyFile, '-out', certFile,
-				'-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-subj', `/CN=${commonName}`, ...serverExtensions,
+				'-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-subj', `/CN=${commonName}`, ...serverExtensions(dnsNames),
 			]);
 			issuedLeaves[leaf] = { key: await readFile(keyFile, 'utf8'), cert: await readFile(certFile, 'utf8'), ca };
 		}
