@@ -4,7 +4,7 @@ import type { Dialect } from './dialect';
 import type { ReaderKey, Sandbox } from './index';
 
 /**
- * The credential's Advanced overrides a user of a Service speaking `dialect` must set: only what the
+ * The credential's Advanced Settings a user of a Service speaking `dialect` must set: only what the
  * nodes cannot detect (the default dialect needs none; the alt one names its cursor, its JSON format
  * and its secret's encoding). The page size is sent only when a test sets one (`advanced.pageSize`).
  */
@@ -17,7 +17,7 @@ export interface ServiceApiOptions {
 	/** One of the sandbox's readers (default `reader`), or a literal token. */
 	reader?: ReaderKey;
 	token?: string;
-	/** More Advanced settings, over the dialect's overrides. */
+	/** More Advanced Settings, over the dialect's overrides. */
 	advanced?: IDataObject;
 	baseUrl?: string;
 }
