@@ -111,10 +111,16 @@ describe('trigger example workflows in a real n8n', () => {
 			path: '/crm/companies/KE-1004',
 			body: { share: 'ended' },
 		});
-		const runs = await n8n.api.waitForExecutions(exampleIds.shareRevoked, 1);
-		const run = runs.find((execution) => countByAlert([execution], shareTrigger)[alert.alertId]);
-		expect(run?.status).toBe('success');
-		expect(executionItems(run!, 'Get record (Output Item when not shared)')).toEqual([{ ke: 'KE-1004', shared: false }]);
+		// The CRM call comes before n8n has saved the execution: wait for this alert's execution itself.
+		const run = await waitFor(
+			async () =>
+				(await n8n.api.executions(exampleIds.shareRevoked)).find(
+					(execution) => execution.stoppedAt !== null && countByAlert([execution], shareTrigger)[alert.alertId],
+				),
+			{ what: `the finished execution of ${alert.alertId}`, timeoutMs: 30_000 },
+		);
+		expect(run.status).toBe('success');
+		expect(executionItems(run, 'Get record (Output Item when not shared)')).toEqual([{ ke: 'KE-1004', shared: false }]);
 		// The record route answered 404 for the ended share, and nothing else was marked.
 		const fetches = sandbox.control.requests({ path: '/v1/reader/exports/records/KE-1004' });
 		expect(fetches.map((request) => request.status)).toEqual([404]);
