@@ -10,6 +10,7 @@ import { readServiceSettings } from '../shared/transport/settings';
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { processMemory, triggerKey } from './redelivery';
 import { storedEndpoints } from './staticData';
+import type { KeySource } from './verify/recentKeys';
 import { recentKeys } from './verify/recentKeys';
 import { refusalLog } from './verify/refusalLog';
 import { unsealSecret } from './verify/secretSeal';
@@ -29,37 +30,8 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// would not be the bytes that were signed.
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
-	// A delivery that matches none of the keys accepted a moment ago is refused before the credential is read.
-	const trigger = triggerKey(this);
-	const stamp = keysStamp(this.getWorkflowStaticData('node'));
-	const recent = recentKeys.fresh(trigger, stamp, Date.now());
-	if (recent) {
-		const quick = verifyServiceSignature({
-			header: req.headers['service-signature'],
-			rawBody,
-			keys: recent.keys,
-			signatureEncoding: recent.signatureEncoding,
-			nowSeconds: Math.floor(Date.now() / 1000),
-		});
-		if (!quick.ok) return answer.call(this, 401, refusalWords(quick.reason), quick.reason);
-	}
-	const credentials = await this.getCredentials('serviceApi');
-	const read = readServiceSettings(credentials);
-	if (read.problem !== undefined) return answer.call(this, 401, `the Service API credential cannot be used: ${read.problem}`, 'credential');
-	const { settings } = read;
-	const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
-	const { keys, problem } = signingKeys.call(this, settings, token);
-	if (keys.length === 0) return answer.call(this, 401, problem.words, problem.key);
-
-	const verdict = verifyServiceSignature({
-		header: req.headers['service-signature'],
-		rawBody,
-		keys,
-		signatureEncoding: settings.signatureEncoding,
-		nowSeconds: Math.floor(Date.now() / 1000),
-	});
-	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason), verdict.reason);
-	recentKeys.remember(trigger, stamp, keys, settings.signatureEncoding, Date.now());
+	const refusal = await verifySignature.call(this, req.headers['service-signature'], rawBody);
+	if (refusal) return refusal;
 
 	// 3. From here on the body is the Service's own.
 	const reading = readServiceEvent(rawBody);
@@ -74,6 +46,7 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 
 	// 5. Redeliveries: a copy of an alert this process is answering, or answered 2xx, starts nothing.
 	if (this.getNodeParameter('ignoreRedeliveries', true) as boolean) {
+		const trigger = triggerKey(this);
 		const state = processMemory.claim(trigger, item.alert_id, Date.now());
 		if (state === 'answered') {
 			this.logger.info(
@@ -101,6 +74,48 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
 }
 
+/** Step 2: undefined when the signature verifies, else the refusal already answered. */
+async function verifySignature(
+	this: IWebhookFunctions,
+	header: string | string[] | undefined,
+	rawBody: Buffer,
+): Promise<IWebhookResponseData | undefined> {
+	const trigger = triggerKey(this);
+	const stamp = keysStamp(this.getWorkflowStaticData('node'));
+	const recent = recentKeys.fresh(trigger, stamp, Date.now());
+	if (recent) {
+		// Keys read from the credential a moment ago: no match is refused, and a match with keys
+		// of this activation's stored endpoints is accepted, both without reading it again.
+		const quick = verifyServiceSignature({
+			header,
+			rawBody,
+			keys: recent.keys,
+			signatureEncoding: recent.signatureEncoding,
+			nowSeconds: Math.floor(Date.now() / 1000),
+		});
+		if (!quick.ok) return answer.call(this, 401, refusalWords(quick.reason), quick.reason);
+		if (recent.source === 'stored') return undefined;
+	}
+	const credentials = await this.getCredentials('serviceApi');
+	const read = readServiceSettings(credentials);
+	if (read.problem !== undefined) return answer.call(this, 401, `the Service API credential cannot be used: ${read.problem}`, 'credential');
+	const { settings } = read;
+	const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
+	const { keys, source, problem } = signingKeys.call(this, settings, token);
+	if (keys.length === 0) return answer.call(this, 401, problem.words, problem.key);
+
+	const verdict = verifyServiceSignature({
+		header,
+		rawBody,
+		keys,
+		signatureEncoding: settings.signatureEncoding,
+		nowSeconds: Math.floor(Date.now() / 1000),
+	});
+	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason), verdict.reason);
+	recentKeys.remember(trigger, stamp, { keys, signatureEncoding: settings.signatureEncoding, source }, Date.now());
+	return undefined;
+}
+
 /** What the stored endpoints are: their sealed secrets (a re-activation changes them). */
 function keysStamp(staticData: Record<string, unknown>): string {
 	return Object.values(storedEndpoints(staticData))
@@ -123,13 +138,15 @@ function signingKeys(
 	this: IWebhookFunctions,
 	settings: ServiceSettings,
 	token: string,
-): { keys: Buffer[]; problem: { words: string; key: string } } {
+): { keys: Buffer[]; source: KeySource; problem: { words: string; key: string } } {
 	if (settings.webhookSigningSecret) {
 		try {
-			return { keys: [decodeSigningSecret(settings.webhookSigningSecret, settings.secretEncoding)], problem: { words: '', key: '' } };
+			const keys = [decodeSigningSecret(settings.webhookSigningSecret, settings.secretEncoding)];
+			return { keys, source: 'credential', problem: { words: '', key: '' } };
 		} catch (error) {
 			return {
 				keys: [],
+				source: 'credential',
 				problem: { words: `the Webhook Signing Secret in the Service API credential cannot be used: ${(error as Error).message}`, key: 'secret' },
 			};
 		}
@@ -143,6 +160,7 @@ function signingKeys(
 	if (candidates.length === 0) {
 		return {
 			keys: [],
+			source: 'stored',
 			problem: {
 				words:
 					'no webhook endpoint is registered for this trigger (activate the workflow again, or set Webhook Signing Secret in the credential for an endpoint created outside n8n)',
@@ -172,7 +190,7 @@ function signingKeys(
 					key: 'token_changed',
 				}
 			: { words: 'the stored signing secret cannot be decoded with the credential\'s Secret Encoding setting', key: 'secret' };
-	return { keys, problem };
+	return { keys, source: 'stored', problem };
 }
 
 /**

@@ -11,6 +11,8 @@
  */
 import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
 
+import { deduplicationWrites } from './deduplicationWrites';
+
 /** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
 export const MEMORY_LIMITS = { maxAlerts: 1000, maxAgeMs: 25 * 60 * 60 * 1000, maxTriggers: 1000, storedAlerts: 10_000 };
 
@@ -72,23 +74,6 @@ export const processMemory = new ProcessMemory();
 
 // n8n's store reads and rewrites one record per trigger without a lock: calls are queued per trigger
 // so that overlapping executions in this process never drop each other's alerts.
-const queues = new Map<string, Promise<unknown>>();
-
-async function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
-	const previous = queues.get(key) ?? Promise.resolve();
-	const next = previous.then(work, work);
-	const settled = next.then(
-		() => undefined,
-		() => undefined,
-	);
-	queues.set(key, settled);
-	try {
-		return await next;
-	} finally {
-		if (queues.get(key) === settled) queues.delete(key);
-	}
-}
-
 /**
  * The trigger's step in the execution: passes each delivered item on unless n8n's deduplication
  * store has its alert_id already (a copy that started the workflow before). If the store cannot be
@@ -106,10 +91,9 @@ export async function passOnOnce(this: IExecuteFunctions): Promise<INodeExecutio
 	const wanted = keys.filter((key): key is string => key !== undefined);
 	let processed = new Set<string>();
 	try {
-		const result = await queued(triggerKey(this), async () =>
-			await remember.call(this.helpers, wanted, 'node', { mode: 'entries', maxEntries: MEMORY_LIMITS.storedAlerts }),
+		processed = await deduplicationWrites.record(triggerKey(this), wanted, async (batch) =>
+			await remember.call(this.helpers, batch, 'node', { mode: 'entries', maxEntries: MEMORY_LIMITS.storedAlerts }),
 		);
-		processed = new Set(result.processed.map(String));
 	} catch (error) {
 		this.logger.warn(
 			`Service Trigger: n8n's deduplication store could not be used (${(error as Error).message}); the alerts are passed on without the redelivery check.`,

@@ -60,10 +60,64 @@ describe('keys of the last accepted delivery', () => {
 		const { RecentKeys } = await import('../../nodes/ServiceTrigger/verify/recentKeys');
 		const keys = new RecentKeys(60_000);
 		const key = Buffer.from('k');
-		keys.remember(T, 'sealed-1', [key], 'hex', 0);
-		expect(keys.fresh(T, 'sealed-1', 59_999)).toMatchObject({ keys: [key], signatureEncoding: 'hex' });
+		keys.remember(T, 'sealed-1', { keys: [key], signatureEncoding: 'hex', source: 'stored' }, 0);
+		expect(keys.fresh(T, 'sealed-1', 59_999)).toEqual({ keys: [key], signatureEncoding: 'hex', source: 'stored', at: 0 });
 		expect(keys.fresh(T, 'sealed-1', 60_000)).toBeUndefined();
 		expect(keys.fresh(T, 'sealed-2', 1)).toBeUndefined();
 		expect(keys.fresh('other', 'sealed-1', 1)).toBeUndefined();
+	});
+});
+
+describe("writes to n8n's deduplication store", () => {
+	/** A store like n8n's: reads and rewrites the whole list per call; each call waits until released. */
+	function slowStore() {
+		const stored = new Set<string>();
+		const calls: string[][] = [];
+		const pending: Array<() => void> = [];
+		const record = async (keys: string[]) => {
+			calls.push(keys);
+			await new Promise<void>((release) => pending.push(release));
+			const processed = keys.filter((key) => stored.has(key));
+			for (const key of keys) stored.add(key);
+			return { processed };
+		};
+		const releaseNext = async () => {
+			while (pending.length === 0) await new Promise((next) => setImmediate(next));
+			pending.shift()!();
+		};
+		return { record, calls, releaseNext };
+	}
+
+	test('requests arriving during a write go together in the next one; a key is new to the first request that brings it', async () => {
+		const { DeduplicationWrites } = await import('../../nodes/ServiceTrigger/deduplicationWrites');
+		const writes = new DeduplicationWrites();
+		const store = slowStore();
+		const first = writes.record(T, ['a'], store.record);
+		const second = writes.record(T, ['b', 'a'], store.record);
+		const third = writes.record(T, ['b', 'c', 'c'], store.record);
+		await new Promise((next) => setImmediate(next));
+		// Never two calls at once for one trigger.
+		expect(store.calls).toEqual([['a']]);
+		await store.releaseNext();
+		expect(await first).toEqual(new Set());
+		await store.releaseNext();
+		expect(await second).toEqual(new Set(['a']));
+		expect(await third).toEqual(new Set(['b', 'c']));
+		expect(store.calls).toEqual([['a'], ['b', 'a', 'c']]);
+	});
+
+	test('triggers write side by side; a failed write fails only its own requests, and the next write goes ahead', async () => {
+		const { DeduplicationWrites } = await import('../../nodes/ServiceTrigger/deduplicationWrites');
+		const writes = new DeduplicationWrites();
+		const failing = async () => {
+			throw new Error('SQLITE_BUSY');
+		};
+		const other = slowStore();
+		const refused = writes.record(T, ['a'], failing);
+		const elsewhere = writes.record('other', ['a'], other.record);
+		await expect(refused).rejects.toThrow('SQLITE_BUSY');
+		expect(await writes.record(T, [], failing)).toEqual(new Set());
+		await other.releaseNext();
+		expect(await elsewhere).toEqual(new Set());
 	});
 });

@@ -1,18 +1,27 @@
 /**
- * The keys a trigger verified its last accepted delivery with, kept for a minute, used only to
- * refuse: a delivery that matches none of them is refused without reading the credential or
- * unsealing anything (a flood of forgeries then costs an HMAC each). A match is never trusted on
- * its own: acceptance always verifies again with keys from the current credential. After the
- * secret changes, deliveries signed with the new one can be refused for up to a minute; the
- * Service retries them. Pure: no n8n types, no clock.
+ * The keys a trigger verified its last delivery with after reading the credential, kept for a
+ * minute from that read:
+ * - a delivery that matches none of them is refused without reading the credential or unsealing
+ *   anything (a flood of forgeries then costs an HMAC each); after the secret changes, deliveries
+ *   signed with the new one can be refused for up to a minute, and the Service retries them;
+ * - a delivery that matches keys unsealed from this activation's stored endpoints is accepted
+ *   without reading the credential again: those secrets change only with a new activation, which
+ *   changes the stamp. Keys from the credential's Webhook Signing Secret are never trusted this
+ *   way, so a secret changed there takes effect at once.
+ * A match does not renew the minute: the credential is read at least once a minute per trigger.
+ * Pure: no n8n types, no clock.
  */
 import type { SignatureEncoding } from './webhookSignature';
 
 export const RECENT_KEYS_MS = 60_000;
 
+/** Where the keys came from: secrets sealed at activation, or the credential's Webhook Signing Secret. */
+export type KeySource = 'stored' | 'credential';
+
 interface Entry {
 	keys: Buffer[];
 	signatureEncoding: SignatureEncoding;
+	source: KeySource;
 	at: number;
 }
 
@@ -25,10 +34,10 @@ export class RecentKeys {
 	) {}
 
 	/** `stamp` identifies what the keys came from (the stored sealed secrets): a new activation misses. */
-	remember(trigger: string, stamp: string, keys: Buffer[], signatureEncoding: SignatureEncoding, nowMs: number): void {
+	remember(trigger: string, stamp: string, keys: Omit<Entry, 'at'>, nowMs: number): void {
 		const key = `${trigger}\u0000${stamp}`;
 		this.entries.delete(key);
-		this.entries.set(key, { keys, signatureEncoding, at: nowMs });
+		this.entries.set(key, { ...keys, at: nowMs });
 		if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
 	}
 

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 
-import { receiverTls, trustCa } from '../../harness';
+import { postDelivery, receiverTls, trustCa } from '../../harness';
+import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
+import { signatureHeader } from '../../sandbox/signing';
 import { listenHttps, type LocalHttpsServer } from '../../tls/httpsServer';
 import { serviceApi } from '../../sandbox/credential';
 import { secretWindows, useTriggerSetup } from './setup';
@@ -190,6 +192,29 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		expect(sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' })).toHaveLength(0);
 		const alert = sandbox.control.emit('finding_new', { organisation: KE, report: 'KS-1001-v2' });
 		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
+	});
+
+	it('takes a Webhook Signing Secret changed in the credential at once: the old one is refused from the next delivery', async () => {
+		const { sandbox } = setup;
+		const [before, after] = [sandbox.dialect.newSecret(), sandbox.dialect.newSecret()];
+		const post = (secret: string, alertId: string) => {
+			const payload = JSON.stringify({ event_type: 'ledger_high', alert_id: alertId, ids: { organisation: KE }, severity: 'high' });
+			const header = signatureHeader(secret, Math.floor(Date.now() / 1000), payload, sandbox.dialect.signatureEncoding);
+			return postDelivery(setup.harness.webhookUrl(), { headers: { 'Service-Signature': header }, body: payload, ca: setup.receiverCa });
+		};
+		const withSecret = (secret: string) => setup.newHarness({ credentials: { serviceApi: serviceApi(sandbox, { advanced: { webhookSigningSecret: secret } }) } });
+		// More than a minute after the previous test's secret was read: a new secret is refused until then.
+		recentKeys.forgetAll();
+
+		setup.harness = withSecret(before);
+		await expect(setup.harness.activate()).resolves.toEqual({ created: false });
+		expect((await post(before, 'al_secret_before')).status).toBe(200);
+		setup.harness = withSecret(after);
+		expect((await post(before, 'al_secret_old')).status).toBe(401);
+		await setup.receiver.drained();
+		const started = setup.receiver.executions.map((e) => e.items[0]?.json.alert_id);
+		expect(started).toContain('al_secret_before');
+		expect(started).not.toContain('al_secret_old');
 	});
 
 	it('loads the Events options from the catalogue, and falls back to the named events', async () => {

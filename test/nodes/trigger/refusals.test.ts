@@ -172,7 +172,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		}
 	});
 
-	it('within a minute of an accepted delivery, a forgery with a fresh t is refused before the credential is read', async () => {
+	it('within a minute of an accepted delivery, a forgery is refused and a genuine delivery accepted, neither reading the credential', async () => {
 		const accepted = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_keys_ok')) }, body('al_keys_ok'));
 		expect(accepted.status).toBe(200);
 		const broken = setup.harness.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
@@ -184,11 +184,35 @@ describe('Service Trigger refuses what it cannot verify', () => {
 			// The reason is the signature, not the (broken) credential: the credential was never read.
 			expect(forged.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/refused a webhook delivery \(401\): .*signature/)]);
 			expect(forged.newLogs[0].message).not.toContain('credential');
-			// A delivery that matches is never accepted on the remembered keys alone: it reads the credential.
+			// The endpoint's secret changes only with a new activation: a match is accepted on the remembered keys.
 			const genuine = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_keys_again')) }, body('al_keys_again'));
-			expect(genuine.status).toBe(401);
-			expect(genuine.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/the Service API credential cannot be used/)]);
+			expect(genuine.status).toBe(200);
+			expect(genuine.newLogs).toEqual([]);
+			expect(await setup.executionsOf('al_keys_again')).toHaveLength(1);
 		} finally {
+			setup.harness = previous;
+		}
+	});
+
+	it('reads the credential again a minute after it last did, however many deliveries were accepted meanwhile', async () => {
+		const accepted = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_ok')) }, body('al_minute_ok'));
+		expect(accepted.status).toBe(200);
+		const broken = setup.harness.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
+		const previous = setup.harness;
+		setup.harness = broken;
+		const realNow = Date.now;
+		try {
+			const start = realNow();
+			Date.now = () => start + 30_000;
+			const within = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_within')) }, body('al_minute_within'));
+			expect(within.status).toBe(200);
+			Date.now = () => start + 60_001;
+			const after = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_after')) }, body('al_minute_after'));
+			expect(after.status).toBe(401);
+			expect(after.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/the Service API credential cannot be used/)]);
+			expect(await setup.executionsOf('al_minute_after')).toHaveLength(0);
+		} finally {
+			Date.now = realNow;
 			setup.harness = previous;
 		}
 	});
