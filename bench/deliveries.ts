@@ -12,7 +12,8 @@ const forgeries: ForgeryKind[] = ['wrong secret', 'body changed after signing', 
 
 export interface Delivery {
 	body: Buffer;
-	headers: Record<string, string>;
+	/** Signed when called, as it is sent: a round can last longer than the 300 s a signature is valid. */
+	headers: () => Record<string, string>;
 	/** Undefined for a valid delivery. */
 	forgery?: ForgeryKind;
 }
@@ -43,31 +44,32 @@ export function buildDeliveries(valid: number, forgedEvery: number, signing: Sig
 	let forged = 0;
 	for (let n = 0; n < valid; n++) {
 		const body = signing.event(`${label}_${n}`, n);
-		deliveries.push({ body, headers: headers(serviceSignature(key, body)) });
+		deliveries.push({ body, headers: () => headers(serviceSignature(key, body)) });
 		if ((n + 1) % forgedEvery !== 0) continue;
 		const forgery = forgeries[forged++ % forgeries.length];
 		const fake = signing.event(`${label}_forged_${n}`, n);
-		const now = Math.floor(Date.now() / 1000);
 		switch (forgery) {
 			case 'wrong secret':
-				deliveries.push({ body: fake, headers: headers(serviceSignature(otherKey, fake)), forgery });
+				deliveries.push({ body: fake, headers: () => headers(serviceSignature(otherKey, fake)), forgery });
 				break;
 			case 'body changed after signing': {
 				// The event's own id changed (alert_id or id, whichever comes first): still valid JSON.
 				const changed = Buffer.from(fake.toString('utf8').replace(/"(alert_id|id)":"/, '"$1":"x'));
-				deliveries.push({ body: changed, headers: headers(serviceSignature(key, fake)), forgery });
+				deliveries.push({ body: changed, headers: () => headers(serviceSignature(key, fake)), forgery });
 				break;
 			}
 			case 'stale timestamp':
-				deliveries.push({ body: fake, headers: headers(serviceSignature(key, fake, now - 600)), forgery });
+				deliveries.push({ body: fake, headers: () => headers(serviceSignature(key, fake, Math.floor(Date.now() / 1000) - 600)), forgery });
 				break;
 			case 'no signature':
-				deliveries.push({ body: fake, headers: headers(), forgery });
+				deliveries.push({ body: fake, headers: () => headers(), forgery });
 				break;
 			case 'corrupted v1': {
-				const signature = serviceSignature(key, fake);
-				const last = signature.at(-1) === '0' ? '1' : '0';
-				deliveries.push({ body: fake, headers: headers(signature.slice(0, -1) + last), forgery });
+				const corrupted = () => {
+					const signature = serviceSignature(key, fake);
+					return signature.slice(0, -1) + (signature.at(-1) === '0' ? '1' : '0');
+				};
+				deliveries.push({ body: fake, headers: () => headers(corrupted()), forgery });
 				break;
 			}
 		}

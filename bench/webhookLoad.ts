@@ -46,7 +46,7 @@ function post(url: string, agent: Agent, delivery: Delivery): Promise<{ status: 
 		const failed = (error: Error & { code?: string }) => resolve({ status: 0, error: error.code ?? error.message });
 		const req = request(
 			url,
-			{ method: 'POST', agent, headers: { ...delivery.headers, 'content-length': String(delivery.body.length) }, timeout: 60_000 },
+			{ method: 'POST', agent, headers: { ...delivery.headers(), 'content-length': String(delivery.body.length) }, timeout: 60_000 },
 			(res) => {
 				res.resume();
 				res.on('end', () => resolve({ status: res.statusCode ?? 0 }));

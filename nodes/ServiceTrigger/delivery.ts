@@ -103,6 +103,9 @@ async function verifySignature(
 	const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
 	const { keys, source, problem } = signingKeys.call(this, settings, token);
 	if (keys.length === 0) return answer.call(this, 401, problem.words, problem.key);
+	// Kept whatever this delivery turns out to be: they are the credential's keys, not the sender's,
+	// so a flood of forgeries reads the credential once a minute, not once each.
+	recentKeys.remember(trigger, stamp, { keys, signatureEncoding: settings.signatureEncoding, source }, Date.now());
 
 	const verdict = verifyServiceSignature({
 		header,
@@ -112,7 +115,6 @@ async function verifySignature(
 		nowSeconds: Math.floor(Date.now() / 1000),
 	});
 	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason), verdict.reason);
-	recentKeys.remember(trigger, stamp, { keys, signatureEncoding: settings.signatureEncoding, source }, Date.now());
 	return undefined;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The keys a trigger verified its last delivery with after reading the credential, kept for a
- * minute from that read:
+ * The keys a trigger last read from its credential (and the sealed secrets it unsealed with it),
+ * kept for a minute from that read, whether the delivery they were read for was genuine or not:
  * - a delivery that matches none of them is refused without reading the credential or unsealing
  *   anything (a flood of forgeries then costs an HMAC each); after the secret changes, deliveries
  *   signed with the new one can be refused for up to a minute, and the Service retries them;
@@ -8,7 +8,7 @@
  *   without reading the credential again: those secrets change only with a new activation, which
  *   changes the stamp. Keys from the credential's Webhook Signing Secret are never trusted this
  *   way, so a secret changed there takes effect at once.
- * A match does not renew the minute: the credential is read at least once a minute per trigger.
+ * Only a credential read renews the minute: while deliveries come, it is read about once a minute.
  * Pure: no n8n types, no clock.
  */
 import type { SignatureEncoding } from './webhookSignature';

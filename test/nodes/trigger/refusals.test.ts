@@ -1,3 +1,4 @@
+import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import { refusalLog } from '../../../nodes/ServiceTrigger/verify/refusalLog';
 import { postDelivery } from '../../harness';
 import { newSigningSecret, signatureHeader } from '../../sandbox/signing';
@@ -41,6 +42,17 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		expect(answer.newLogs[0].level).toBe('warn');
 		expect(answer.newLogs[0].message).toMatch(/refused a webhook delivery \(401\)/);
 		expect(answer.newLogs[0].message).toMatch(reason);
+	}
+
+	/** Runs `check` with a credential the node cannot use: anything that reads it is refused for that. */
+	async function withBrokenCredential(check: () => Promise<void>) {
+		const previous = setup.harness;
+		setup.harness = previous.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
+		try {
+			await check();
+		} finally {
+			setup.harness = previous;
+		}
 	}
 
 	it('accepts a correctly signed delivery (the baseline every refusal differs from by one thing)', async () => {
@@ -157,28 +169,20 @@ describe('Service Trigger refuses what it cannot verify', () => {
 	});
 
 	it('refuses a stale delivery before reading the credential: even a broken credential is never reached', async () => {
-		const broken = setup.harness.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
-		const previous = setup.harness;
-		setup.harness = broken;
-		try {
+		await withBrokenCredential(async () => {
 			const stale = now() - 3600;
 			const answer = await post({ 'Service-Signature': signatureHeader(secret, stale, body('al_stale_first')) }, body('al_stale_first'));
 			expect(answer.status).toBe(401);
 			expect(answer.newLogs.map((l) => l.message)).toEqual([
 				expect.stringMatching(/refused a webhook delivery \(401\): the signature timestamp is more than 300 seconds old/),
 			]);
-		} finally {
-			setup.harness = previous;
-		}
+		});
 	});
 
 	it('within a minute of an accepted delivery, a forgery is refused and a genuine delivery accepted, neither reading the credential', async () => {
 		const accepted = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_keys_ok')) }, body('al_keys_ok'));
 		expect(accepted.status).toBe(200);
-		const broken = setup.harness.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
-		const previous = setup.harness;
-		setup.harness = broken;
-		try {
+		await withBrokenCredential(async () => {
 			const forged = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), body('al_keys_forged')) }, body('al_keys_forged'));
 			expect(forged.status).toBe(401);
 			// The reason is the signature, not the (broken) credential: the credential was never read.
@@ -189,32 +193,42 @@ describe('Service Trigger refuses what it cannot verify', () => {
 			expect(genuine.status).toBe(200);
 			expect(genuine.newLogs).toEqual([]);
 			expect(await setup.executionsOf('al_keys_again')).toHaveLength(1);
-		} finally {
-			setup.harness = previous;
-		}
+		});
+	});
+
+	it('a flood of forgeries with no genuine delivery for a minute reads the credential once, not once each', async () => {
+		recentKeys.forgetAll();
+		const first = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), body('al_flood_read')) }, body('al_flood_read'));
+		expect(first.status).toBe(401);
+		refusalLog.forgetAll();
+		await withBrokenCredential(async () => {
+			const next = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), body('al_flood_next')) }, body('al_flood_next'));
+			expect(next.status).toBe(401);
+			// Refused for its signature on the keys the first forgery read: the broken credential was not read.
+			expect(next.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/refused a webhook delivery \(401\): .*signature/)]);
+		});
 	});
 
 	it('reads the credential again a minute after it last did, however many deliveries were accepted meanwhile', async () => {
+		recentKeys.forgetAll();
+		const start = Date.now();
 		const accepted = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_ok')) }, body('al_minute_ok'));
 		expect(accepted.status).toBe(200);
-		const broken = setup.harness.restart({ credentials: { serviceApi: { baseUrl: 'not a url', accessToken: '' } } });
-		const previous = setup.harness;
-		setup.harness = broken;
 		const realNow = Date.now;
-		try {
-			const start = realNow();
-			Date.now = () => start + 30_000;
-			const within = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_within')) }, body('al_minute_within'));
-			expect(within.status).toBe(200);
-			Date.now = () => start + 60_001;
-			const after = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_after')) }, body('al_minute_after'));
-			expect(after.status).toBe(401);
-			expect(after.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/the Service API credential cannot be used/)]);
-			expect(await setup.executionsOf('al_minute_after')).toHaveLength(0);
-		} finally {
-			Date.now = realNow;
-			setup.harness = previous;
-		}
+		await withBrokenCredential(async () => {
+			try {
+				Date.now = () => start + 30_000;
+				const within = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_within')) }, body('al_minute_within'));
+				expect(within.status).toBe(200);
+				Date.now = () => realNow() + 60_000;
+				const after = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_minute_after')) }, body('al_minute_after'));
+				expect(after.status).toBe(401);
+				expect(after.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/the Service API credential cannot be used/)]);
+				expect(await setup.executionsOf('al_minute_after')).toHaveLength(0);
+			} finally {
+				Date.now = realNow;
+			}
+		});
 	});
 
 	it('logged refusals hold neither the secret, the token nor a signature', () => {
