@@ -72,8 +72,6 @@ export class ProcessMemory {
 /** One per n8n process, shared by every Service Trigger in every workflow. */
 export const processMemory = new ProcessMemory();
 
-// n8n's store reads and rewrites one record per trigger without a lock: calls are queued per trigger
-// so that overlapping executions in this process never drop each other's alerts.
 /**
  * The trigger's step in the execution: passes each delivered item on unless n8n's deduplication
  * store has its alert_id already (a copy that started the workflow before). If the store cannot be

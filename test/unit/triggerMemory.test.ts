@@ -55,7 +55,7 @@ describe('refusing from the header alone', () => {
 	});
 });
 
-describe('keys of the last accepted delivery', () => {
+describe('keys last read from the credential', () => {
 	test('fresh for a minute, per trigger and per stored endpoint state', async () => {
 		const { RecentKeys } = await import('../../nodes/ServiceTrigger/verify/recentKeys');
 		const keys = new RecentKeys(60_000);
