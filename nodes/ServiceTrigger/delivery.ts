@@ -15,6 +15,7 @@ import { recentKeys } from './verify/recentKeys';
 import { refusalLog } from './verify/refusalLog';
 import { unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret } from './verify/signingSecret';
+import type { SignatureEncoding } from './verify/webhookSignature';
 import { refusalWords, signatureHeaderProblem, verifyServiceSignature } from './verify/webhookSignature';
 
 const WEBHOOK_NAME = 'default';
@@ -82,17 +83,13 @@ async function verifySignature(
 ): Promise<IWebhookResponseData | undefined> {
 	const trigger = triggerKey(this);
 	const stamp = keysStamp(this.getWorkflowStaticData('node'));
+	const check = (keys: Buffer[], signatureEncoding: SignatureEncoding) =>
+		verifyServiceSignature({ header, rawBody, keys, signatureEncoding, nowSeconds: Math.floor(Date.now() / 1000) });
 	const recent = recentKeys.fresh(trigger, stamp, Date.now());
 	if (recent) {
 		// Keys read from the credential a moment ago: no match is refused, and a match with keys
 		// of this activation's stored endpoints is accepted, both without reading it again.
-		const quick = verifyServiceSignature({
-			header,
-			rawBody,
-			keys: recent.keys,
-			signatureEncoding: recent.signatureEncoding,
-			nowSeconds: Math.floor(Date.now() / 1000),
-		});
+		const quick = check(recent.keys, recent.signatureEncoding);
 		if (!quick.ok) return answer.call(this, 401, refusalWords(quick.reason), quick.reason);
 		if (recent.source === 'stored') return undefined;
 	}
@@ -107,13 +104,7 @@ async function verifySignature(
 	// so a flood of forgeries reads the credential once a minute, not once each.
 	recentKeys.remember(trigger, stamp, { keys, signatureEncoding: settings.signatureEncoding, source }, Date.now());
 
-	const verdict = verifyServiceSignature({
-		header,
-		rawBody,
-		keys,
-		signatureEncoding: settings.signatureEncoding,
-		nowSeconds: Math.floor(Date.now() / 1000),
-	});
+	const verdict = check(keys, settings.signatureEncoding);
 	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason), verdict.reason);
 	return undefined;
 }
