@@ -134,7 +134,7 @@ function signingKeys(
 ): { keys: Buffer[]; source: KeySource; problem: { words: string; key: string } } {
 	if (settings.webhookSigningSecret) {
 		try {
-			const keys = [decodeSigningSecret(settings.webhookSigningSecret, settings.secretEncoding)];
+			const keys = [decodeSigningSecret(settings.webhookSigningSecret, settings.signingKeyEncoding)];
 			return { keys, source: 'credential', problem: { words: '', key: '' } };
 		} catch (error) {
 			return {
@@ -170,7 +170,7 @@ function signingKeys(
 			continue;
 		}
 		try {
-			keys.push(decodeSigningSecret(secret, settings.secretEncoding));
+			keys.push(decodeSigningSecret(secret, settings.signingKeyEncoding));
 		} catch {
 			// Checked when the endpoint was created; only a later change of Secret Encoding gets here.
 		}

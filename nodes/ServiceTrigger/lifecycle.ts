@@ -83,7 +83,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		});
 	}
 	try {
-		decodeSigningSecret(created.secret, settings.secretEncoding);
+		decodeSigningSecret(created.secret, settings.signingKeyEncoding);
 	} catch (error) {
 		if (created.id) await removeEndpoint.call(this, created.id);
 		// SigningSecretError messages never contain the secret; anything else gets no detail.

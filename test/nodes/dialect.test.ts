@@ -14,7 +14,7 @@ const setup = useTriggerSetup({ sandbox: { dialect: 'alt', pageSize: 4, timeScal
 
 beforeEach(() => setup.sandbox.control.clearRequests());
 
-const overrides = { cursorParameter: 'after', pageSizeParameter: 'limit', pageSize: 3, jsonFormat: 'application/json', secretEncoding: 'hex' };
+const overrides = { cursorParameter: 'after', pageSizeParameter: 'limit', pageSize: 3, jsonFormat: 'application/json', signingKeyEncoding: 'hex' };
 const credentials = (advanced: IDataObject = overrides) => ({
 	serviceApi: { baseUrl: setup.sandbox.baseUrl, accessToken: setup.sandbox.tokens.reader, ...dialogFields(advanced) },
 });
@@ -102,7 +102,7 @@ describe('Service Reader on the alt dialect', () => {
 
 describe('Service Trigger on the alt dialect', () => {
 	test('lists the Service\'s own catalogue, registers, verifies a hex-secret base64-signed delivery, and deletes its endpoint', async () => {
-		setup.harness = setup.newHarness({ credentials: credentials({ secretEncoding: 'hex' }) });
+		setup.harness = setup.newHarness({ credentials: credentials({ signingKeyEncoding: 'hex' }) });
 		const events = await setup.harness.loadOptions('getEvents');
 		expect(events.map((event) => event.value)).toContain('ledger_low');
 

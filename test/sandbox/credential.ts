@@ -10,7 +10,7 @@ import type { ReaderKey, Sandbox } from './index';
  */
 export function dialectOverrides(dialect: Dialect): IDataObject {
 	if (dialect.name === 'default') return {};
-	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, secretEncoding: 'hex' };
+	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, signingKeyEncoding: 'hex' };
 }
 
 export interface ServiceApiOptions {
@@ -22,14 +22,9 @@ export interface ServiceApiOptions {
 	baseUrl?: string;
 }
 
-/**
- * Settings named as the nodes read them, as the credential dialog saves them: the Advanced Settings
- * switch on with its fields (Secret Encoding is the field `signingKeyEncoding`), or nothing.
- */
+/** The Advanced Settings as the credential dialog saves them: the switch on with its fields, or nothing. */
 export function dialogFields(advanced: IDataObject): IDataObject {
-	const { secretEncoding, ...fields } = advanced;
-	if (!Object.keys(advanced).length) return {};
-	return { advancedSettings: true, ...fields, ...(secretEncoding === undefined ? {} : { signingKeyEncoding: secretEncoding }) };
+	return Object.keys(advanced).length ? { advancedSettings: true, ...advanced } : {};
 }
 
 /** The Service API credential as a user of this sandbox fills it in the credential dialog. */

@@ -106,7 +106,7 @@ describe('credential settings', () => {
 				baseUrl: 'https://svc.example.com',
 				cursorParameter: 'cursor',
 				pageSize: undefined,
-				secretEncoding: 'base64',
+				signingKeyEncoding: 'base64',
 				signatureEncoding: 'auto',
 				jsonFormat: 'json',
 				webhookSigningSecret: undefined,
@@ -146,11 +146,11 @@ describe('credential settings', () => {
 		const fields = { cursorParameter: 'after', signingKeyEncoding: 'hex', jsonFormat: 'application/json', requestTimeout: 5 };
 		expect(read({ advancedSettings: true, ...fields })).toMatchObject({
 			cursorParameter: 'after',
-			secretEncoding: 'hex',
+			signingKeyEncoding: 'hex',
 			jsonFormat: 'application/json',
 			requestTimeoutMs: 5000,
 		});
-		expect(read({ advancedSettings: false, ...fields })).toMatchObject({ cursorParameter: 'cursor', secretEncoding: 'base64', requestTimeoutMs: 60_000 });
+		expect(read({ advancedSettings: false, ...fields })).toMatchObject({ cursorParameter: 'cursor', signingKeyEncoding: 'base64', requestTimeoutMs: 60_000 });
 	});
 
 	test('the access token is replaced by *** in text and bytes the Service sent; short tokens are left alone', () => {
@@ -182,7 +182,7 @@ describe('credential settings', () => {
 		expect(result.problem === undefined && result.settings).toMatchObject({
 			cursorParameter: 'after',
 			pageSize: { parameter: 'limit', size: 500 },
-			secretEncoding: 'hex',
+			signingKeyEncoding: 'hex',
 			signatureEncoding: 'base64',
 			webhookSigningSecret: 'whsec_abc',
 		});

@@ -10,7 +10,7 @@ export interface ServiceSettings {
 	cursorParameter: string;
 	/** Sent only when both name and size are set. */
 	pageSize?: { parameter: string; size: number };
-	secretEncoding: 'base64' | 'hex' | 'raw';
+	signingKeyEncoding: 'base64' | 'hex' | 'raw';
 	/** `auto`: told apart by length (64 hex characters against 43 or 44 base64 ones). */
 	signatureEncoding: 'auto' | 'hex' | 'base64';
 	/** The `format` value asking for JSON (the spec shows only `csv`). */
@@ -62,7 +62,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 			pageSizeParameter && Number.isInteger(size) && size > 0
 				? { parameter: pageSizeParameter, size }
 				: undefined,
-		secretEncoding: (['base64', 'hex', 'raw'] as const).find((e) => e === advanced.secretEncoding) ?? 'base64',
+		signingKeyEncoding: (['base64', 'hex', 'raw'] as const).find((e) => e === advanced.signingKeyEncoding) ?? 'base64',
 		signatureEncoding: (['auto', 'hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'auto',
 		jsonFormat: text(advanced.jsonFormat) || 'json',
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
