@@ -15,23 +15,23 @@ import { recentKeys } from './verify/recentKeys';
 import { refusalLog } from './verify/refusalLog';
 import { unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret } from './verify/signingSecret';
-import type { SignatureEncoding } from './verify/webhookSignature';
-import { refusalWords, signatureHeaderProblem, verifyServiceSignature } from './verify/webhookSignature';
+import type { FreshSignatureHeader, SignatureEncoding } from './verify/webhookSignature';
+import { matchSignature, readSignatureHeader, refusalWords } from './verify/webhookSignature';
 
 const WEBHOOK_NAME = 'default';
 
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
 	// 1. What the header alone shows is bad is refused before the body, the credential or any secret is read.
-	const early = signatureHeaderProblem(req.headers['service-signature'], Math.floor(Date.now() / 1000));
-	if (early) return answer.call(this, 401, refusalWords(early), early);
+	const header = readSignatureHeader(req.headers['service-signature'], Math.floor(Date.now() / 1000));
+	if ('problem' in header) return answer.call(this, 401, refusalWords(header.problem), header.problem);
 
 	// 2. The signature, on the exact bytes received. n8n normally fills rawBody before calling the
 	// node; when it did not, read it now. The parsed req.body is never used: re-serialised JSON
 	// would not be the bytes that were signed.
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
-	const refusal = await verifySignature.call(this, req.headers['service-signature'], rawBody);
+	const refusal = await verifySignature.call(this, header, rawBody);
 	if (refusal) return refusal;
 
 	// 3. From here on the body is the Service's own.
@@ -78,13 +78,13 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 /** Step 2: undefined when the signature verifies, else the refusal already answered. */
 async function verifySignature(
 	this: IWebhookFunctions,
-	header: string | string[] | undefined,
+	header: FreshSignatureHeader,
 	rawBody: Buffer,
 ): Promise<IWebhookResponseData | undefined> {
 	const trigger = triggerKey(this);
 	const stamp = keysStamp(this.getWorkflowStaticData('node'));
-	const check = (keys: Buffer[], signatureEncoding: SignatureEncoding) =>
-		verifyServiceSignature({ header, rawBody, keys, signatureEncoding, nowSeconds: Math.floor(Date.now() / 1000) });
+	// The timestamp was judged on arrival (step 1), not after the credential was read.
+	const check = (keys: Buffer[], signatureEncoding: SignatureEncoding) => matchSignature(header, rawBody, keys, signatureEncoding);
 	const recent = recentKeys.fresh(trigger, stamp, Date.now());
 	if (recent) {
 		// Keys read from the credential a moment ago: no match is refused, and a match with keys

@@ -1,6 +1,6 @@
 import { ProcessMemory } from '../../nodes/ServiceTrigger/redelivery';
 import { RefusalLog } from '../../nodes/ServiceTrigger/verify/refusalLog';
-import { signatureHeaderProblem } from '../../nodes/ServiceTrigger/verify/webhookSignature';
+import { readSignatureHeader } from '../../nodes/ServiceTrigger/verify/webhookSignature';
 
 const T = 'wf\u0000node\u0000production';
 
@@ -51,7 +51,9 @@ describe('refusing from the header alone', () => {
 		[`t=${now + 301},v1=abc`, 'future'],
 		[`t=${now - 300},v1=abc`, undefined],
 	])('%s: %s', (header, reason) => {
-		expect(signatureHeaderProblem(header, now)).toBe(reason);
+		const read = readSignatureHeader(header, now);
+		if (reason === undefined) expect(read).toEqual({ parts: { timestamps: [String(now - 300)], signatures: ['abc'] }, timestamp: now - 300 });
+		else expect(read).toEqual({ problem: reason });
 	});
 });
 

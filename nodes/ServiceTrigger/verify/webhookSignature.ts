@@ -70,25 +70,21 @@ function decodeSignature(value: string, encoding: SignatureEncoding): Buffer | u
 	return undefined;
 }
 
+/** A header whose `t` is one fresh timestamp: what the signature check works on. */
+export interface FreshSignatureHeader {
+	parts: SignatureHeaderParts;
+	timestamp: number;
+}
+
 /**
- * What can be refused from the header alone (missing, unreadable or stale `t`), before any secret
- * is read or unsealed: a garbage or replayed delivery then costs microseconds.
+ * Reads the header once. What it alone shows is bad (missing, unreadable or stale `t`) is known
+ * before any secret is read or unsealed: a garbage or replayed delivery then costs microseconds.
  */
-export function signatureHeaderProblem(
+export function readSignatureHeader(
 	value: string | string[] | undefined,
 	nowSeconds: number,
 	toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
-): RefusalReason | undefined {
-	const read = readHeader(value, nowSeconds, toleranceSeconds);
-	return 'problem' in read ? read.problem : undefined;
-}
-
-/** The header's parts once its `t` is known to be one fresh timestamp, or what is wrong with it. */
-function readHeader(
-	value: string | string[] | undefined,
-	nowSeconds: number,
-	toleranceSeconds: number,
-): { problem: RefusalReason } | { parts: SignatureHeaderParts; timestamp: number } {
+): { problem: RefusalReason } | FreshSignatureHeader {
 	const header = Array.isArray(value) ? value.join(',') : value;
 	if (typeof header !== 'string' || header.trim() === '') return { problem: 'no_header' };
 	const parts = parseSignatureHeader(header);
@@ -114,20 +110,29 @@ function keyObject(key: Buffer): KeyObject {
 }
 
 export function verifyServiceSignature(check: SignatureCheck): SignatureVerdict {
-	const read = readHeader(check.header, check.nowSeconds, check.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
+	const read = readSignatureHeader(check.header, check.nowSeconds, check.toleranceSeconds);
 	if ('problem' in read) return { ok: false, reason: read.problem };
-	const { parts, timestamp } = read;
+	return matchSignature(read, check.rawBody, check.keys, check.signatureEncoding);
+}
 
+/** The signature check on a header already read: a delivery passes when any key produces any `v1`. */
+export function matchSignature(
+	header: FreshSignatureHeader,
+	rawBody: Buffer,
+	keys: Buffer[],
+	signatureEncoding: SignatureEncoding,
+): SignatureVerdict {
+	const { parts, timestamp } = header;
 	const candidates = parts.signatures
-		.map((value) => decodeSignature(value, check.signatureEncoding))
+		.map((value) => decodeSignature(value, signatureEncoding))
 		.filter((value): value is Buffer => value !== undefined);
 	if (candidates.length === 0) return { ok: false, reason: 'no_signature' };
-	if (check.keys.length === 0) return { ok: false, reason: 'no_key' };
+	if (keys.length === 0) return { ok: false, reason: 'no_key' };
 
 	let matched = false;
-	for (const key of check.keys) {
+	for (const key of keys) {
 		// The signed text uses `t` exactly as sent, so leading zeros or the like still verify.
-		const expected = createHmac('sha256', keyObject(key)).update(`${parts.timestamps[0]}.`).update(check.rawBody).digest();
+		const expected = createHmac('sha256', keyObject(key)).update(`${parts.timestamps[0]}.`).update(rawBody).digest();
 		for (const candidate of candidates) {
 			// timingSafeEqual throws on unequal lengths; the length is public anyway (always 32).
 			if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
