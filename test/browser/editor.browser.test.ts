@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { eventCatalogue } from '../sandbox/events';
-import { endpointDeletes, exampleIds, startExampleStack, type ExampleStack } from '../e2e/examples/stack';
-import { packPackage } from '../e2e/n8n';
-import { repoRoot } from '../e2e/n8n-install';
+import { endpointDeletes, exampleIds } from '../e2e/examples/stack';
+import { useExampleStack } from '../e2e/examples/useExampleStack';
 import { waitFor } from '../e2e/wait-for';
 import { launchChromium, type EditorBrowser } from './chromium';
 import {
@@ -28,27 +24,21 @@ const uiCredential = 'Service account';
 
 // What a new user does in n8n's editor, in Debian's chromium, against a real n8n and the sandbox.
 describe('the editor in a real browser', () => {
-	let stack: ExampleStack | undefined;
+	const stack = useExampleStack('browser');
 	let browser: EditorBrowser | undefined;
-	let work: string | undefined;
 	const running = () => {
-		if (!stack || !browser) throw new Error('n8n or the browser did not start');
-		return { ...stack, page: browser.page };
+		if (!browser) throw new Error('the browser did not start');
+		return { ...stack(), page: browser.page };
 	};
 
 	beforeAll(async () => {
-		work = await mkdtemp(join(tmpdir(), 'service-browser-'));
-		const tarball = await packPackage(repoRoot, work);
-		stack = await startExampleStack({ tarball });
-		browser = await launchChromium(stack.n8n.caPath);
+		browser = await launchChromium(stack().n8n.caPath);
 		browser.page.setDefaultTimeout(30_000);
-		await signIn(browser.page, stack.n8n);
-	}, 300_000);
+		await signIn(browser.page, stack().n8n);
+	}, 120_000);
 
 	afterAll(async () => {
 		await browser?.close();
-		await stack?.stop();
-		if (work) await rm(work, { recursive: true, force: true });
 	}, 60_000);
 
 	async function openCredentialDialog(page: Page, url: string) {

@@ -1,35 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { binaryOf, downloadBinary } from './examples/binary-file';
 import { suppliersCsvPath } from './examples/catalog';
-import { credentialId, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { credentialId, exampleIds } from './examples/stack';
+import { useExampleStack } from './examples/useExampleStack';
 import { readXlsx } from './examples/xlsx';
-import { nodeItems, packPackage } from './n8n';
-import { repoRoot } from './n8n-install';
+import { nodeItems } from './n8n';
 
 // The examples a user runs by hand, in a real n8n with the package installed from its npm pack tarball.
 describe('manual example workflows in a real n8n', () => {
-	let stack: ExampleStack | undefined;
-	let work: string | undefined;
-	const running = () => {
-		if (!stack) throw new Error('the example stack did not start');
-		return stack;
-	};
-
-	beforeAll(async () => {
-		work = await mkdtemp(join(tmpdir(), 'service-e2e-manual-'));
-		const tarball = await packPackage(repoRoot, work);
-		// 4 rows a page: the demo portfolio's 10 companies come in 3 pages.
-		stack = await startExampleStack({ tarball, sandbox: { pageSize: 4 } });
-	}, 300_000);
-
-	afterAll(async () => {
-		await stack?.stop();
-		if (work) await rm(work, { recursive: true, force: true });
-	}, 60_000);
+	// 4 rows a page: the demo portfolio's 10 companies come in 3 pages.
+	const running = useExampleStack('e2e-manual', { sandbox: { pageSize: 4 } });
 
 	test('n8n loads both nodes from the tarball, and the Service API credential passes its test', async () => {
 		const { n8n, sandbox } = running();

@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Delivery } from '../sandbox';
 import { countByAlert, executionItems } from './examples/executions';
-import { chatPath, crmPath, endpointDeletes, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
-import { packPackage } from './n8n';
-import { repoRoot } from './n8n-install';
+import { chatPath, crmPath, endpointDeletes, exampleIds } from './examples/stack';
+import { useExampleStack } from './examples/useExampleStack';
 import { waitFor } from './wait-for';
 
 const ledgerTrigger = 'Service Trigger: register changes';
@@ -16,12 +12,7 @@ const statuses = (deliveries: Delivery[]) => deliveries.flatMap((delivery) => de
 
 // The trigger examples, activated in a real n8n (package from its tarball), fed by the sandbox's signed deliveries.
 describe('trigger example workflows in a real n8n', () => {
-	let stack: ExampleStack | undefined;
-	let work: string | undefined;
-	const running = () => {
-		if (!stack) throw new Error('the example stack did not start');
-		return stack;
-	};
+	const running = useExampleStack('e2e-trigger');
 	const ledgerExecutions = () => running().n8n.api.executions(exampleIds.ledgerAlert);
 	const chatTexts = () => running().sink.received(chatPath).map((request) => String(JSON.parse(request.body).text));
 
@@ -39,17 +30,6 @@ describe('trigger example workflows in a real n8n', () => {
 		await sink.waitForRequests(chatPath, messagesBefore + 1);
 		return alert.alertId;
 	}
-
-	beforeAll(async () => {
-		work = await mkdtemp(join(tmpdir(), 'service-e2e-trigger-'));
-		const tarball = await packPackage(repoRoot, work);
-		stack = await startExampleStack({ tarball });
-	}, 300_000);
-
-	afterAll(async () => {
-		await stack?.stop();
-		if (work) await rm(work, { recursive: true, force: true });
-	}, 60_000);
 
 	test('activation registered one https endpoint per trigger with n8n\'s real webhook URL', () => {
 		const { sandbox, webhookUrls, n8n } = running();

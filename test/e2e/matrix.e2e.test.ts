@@ -1,16 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Delivery } from '../sandbox';
 import { binaryOf, downloadBinary } from './examples/binary-file';
 import { suppliersCsvPath } from './examples/catalog';
 import { countByAlert, executionItems } from './examples/executions';
-import { chatPath, credentialId, crmPath, endpointDeletes, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { chatPath, credentialId, crmPath, endpointDeletes, exampleIds } from './examples/stack';
+import { useExampleStack } from './examples/useExampleStack';
 import { readXlsx } from './examples/xlsx';
-import { nodeItems, packPackage } from './n8n';
-import { repoRoot } from './n8n-install';
+import { nodeItems } from './n8n';
 
 /**
  * The compatibility smoke test: both nodes in whichever n8n and Node N8N_E2E_VERSION / N8N_E2E_NODE
@@ -49,12 +46,9 @@ function csvFileWorkflow(): Record<string, unknown> {
 }
 
 describe(`compatibility smoke test (n8n ${process.env.N8N_E2E_VERSION ?? 'pinned'}, Node ${process.env.N8N_E2E_NODE ?? '24'})`, () => {
-	let stack: ExampleStack | undefined;
-	let work: string | undefined;
-	const running = () => {
-		if (!stack) throw new Error('the example stack did not start');
-		return stack;
-	};
+	// 4 rows a page: the demo portfolio's 10 companies come in 3 pages. Starting the stack imports
+	// the examples and activates the two trigger examples (registered with the Service and n8n).
+	const running = useExampleStack('e2e-matrix', { sandbox: { pageSize: 4 } }, { start: 420_000, stop: 60_000 });
 	const ledgerExecutions = () => running().n8n.api.executions(exampleIds.ledgerAlert);
 	const chatTexts = () => running().sink.received(chatPath).map((request) => String(JSON.parse(request.body).text));
 	const portfolioPages = () => running().sandbox.control.accessLog().filter((entry) => entry.export === 'portfolio');
@@ -71,17 +65,7 @@ describe(`compatibility smoke test (n8n ${process.env.N8N_E2E_VERSION ?? 'pinned
 	}
 
 	beforeAll(async () => {
-		work = await mkdtemp(join(tmpdir(), 'service-e2e-matrix-'));
-		const tarball = await packPackage(repoRoot, work);
-		// 4 rows a page: the demo portfolio's 10 companies come in 3 pages. Starting the stack imports
-		// the examples and activates the two trigger examples (registered with the Service and n8n).
-		stack = await startExampleStack({ tarball, sandbox: { pageSize: 4 } });
-		await stack.n8n.importWorkflow(csvFileWorkflow());
-	}, 420_000);
-
-	afterAll(async () => {
-		await stack?.stop();
-		if (work) await rm(work, { recursive: true, force: true });
+		await running().n8n.importWorkflow(csvFileWorkflow());
 	}, 60_000);
 
 	test('n8n loads both nodes from the tarball; activation registered each trigger\'s https webhook URL', async () => {

@@ -1,14 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Delivery } from '../sandbox';
 import { parseCsv } from '../sandbox/csvRead';
 import { downloadBinary } from './examples/binary-file';
 import { countByAlert, executionItems } from './examples/executions';
-import { chatPath, credentialId, exampleIds, startExampleStack, type ExampleStack } from './examples/stack';
+import { chatPath, credentialId, exampleIds } from './examples/stack';
+import { useExampleStack } from './examples/useExampleStack';
 import { httpsRequest } from './https-request';
-import { packPackage, type Execution } from './n8n';
-import { repoRoot } from './n8n-install';
+import type { Execution } from './n8n';
 import { startQueueDeployment, type QueueDeployment } from './queue/deployment';
 import { waitFor } from './wait-for';
 
@@ -20,12 +17,21 @@ const statuses = (deliveries: Delivery[]) => deliveries.flatMap((delivery) => de
 // The package in n8n's queue mode: PostgreSQL, Redis, a main process, two webhook processes behind a
 // load balancer (the URL the Service delivers to) and two workers, with the example workflows.
 describe('queue mode: main, webhook processes and workers', () => {
-	let stack: ExampleStack | undefined;
 	let deployment: QueueDeployment | undefined;
-	let work: string | undefined;
+	const stack = useExampleStack(
+		'e2e-queue',
+		{
+			sandbox: { portfolioRows: BIG_ROWS },
+			n8n: async (options) => {
+				deployment = await startQueueDeployment({ ...options, webhooks: 2, workers: 2 });
+				return { n8n: deployment.main, webhookBase: deployment.balancer.url, stop: () => deployment!.stop() };
+			},
+		},
+		{ start: 420_000, stop: 120_000 },
+	);
 	const running = () => {
-		if (!stack || !deployment) throw new Error('the queue-mode deployment did not start');
-		return { ...stack, deployment };
+		if (!deployment) throw new Error('the queue-mode deployment did not start');
+		return { ...stack(), deployment };
 	};
 	const ledgerExecutions = () => running().n8n.api.executions(exampleIds.ledgerAlert);
 	const newExecutions = async (seen: Set<string>) => (await ledgerExecutions()).filter((execution) => !seen.has(execution.id));
@@ -47,24 +53,6 @@ describe('queue mode: main, webhook processes and workers', () => {
 		await n8n.api.waitForExecutions(exampleIds.ledgerAlert, executionsBefore + 1, 60_000);
 		await sink.waitForRequests(chatPath, messagesBefore + 1, 60_000);
 	}
-
-	beforeAll(async () => {
-		work = await mkdtemp(join(tmpdir(), 'service-e2e-queue-'));
-		const tarball = await packPackage(repoRoot, work);
-		stack = await startExampleStack({
-			tarball,
-			sandbox: { portfolioRows: BIG_ROWS },
-			n8n: async (options) => {
-				deployment = await startQueueDeployment({ ...options, webhooks: 2, workers: 2 });
-				return { n8n: deployment.main, webhookBase: deployment.balancer.url, stop: () => deployment!.stop() };
-			},
-		});
-	}, 420_000);
-
-	afterAll(async () => {
-		await stack?.stop();
-		if (work) await rm(work, { recursive: true, force: true });
-	}, 120_000);
 
 	test('activation on main registers the endpoints at the load balancer\'s URL; main itself takes no production webhook', async () => {
 		const { sandbox, webhookUrls, n8n, deployment: queue } = running();
