@@ -51,9 +51,8 @@ describe('refusing from the header alone', () => {
 		[`t=${now + 301},v1=abc`, 'future'],
 		[`t=${now - 300},v1=abc`, undefined],
 	])('%s: %s', (header, reason) => {
-		const read = readSignatureHeader(header, now);
-		if (reason === undefined) expect(read).toEqual({ parts: { timestamps: [String(now - 300)], signatures: ['abc'] }, timestamp: now - 300 });
-		else expect(read).toEqual({ problem: reason });
+		const fresh = { parts: { timestamps: [String(now - 300)], signatures: ['abc'] }, timestamp: now - 300 };
+		expect(readSignatureHeader(header, now)).toEqual(reason === undefined ? fresh : { problem: reason });
 	});
 });
 
