@@ -182,8 +182,8 @@ describe('the editor in a real browser', () => {
 		const { page, n8n, sandbox } = running();
 		await newWorkflowAndSearch(page, n8n, 'Service');
 		await creatorItem(page, 'Service Trigger').click();
-		// The panel offers "Add to workflow" for a trigger without actions.
-		await page.getByTestId('node-creator').getByTestId('item-iterator-item').first().click();
+		// The panel offers an "Add to workflow" button for a trigger without actions: click it, as a person does.
+		await page.getByTestId('node-creator').getByRole('button', { name: 'Add to workflow' }).click();
 		await chooseCredential(page, uiCredential);
 		// The catalogue (ledger_low and ledger_info are only in it), not the spec's named events.
 		expect((await dropdownOptions(page, 'events', 'share_revoked')).sort()).toEqual(eventCatalogue.map((event) => event.event_type).sort());

@@ -36,9 +36,13 @@ export async function newWorkflowAndSearch(page: Page, n8n: N8n, search: string)
 	await page.getByTestId('node-creator-search-bar').fill(search);
 }
 
-/** An entry of the open nodes panel (a node, or one of its actions). */
+/**
+ * The name of an entry of the open nodes panel (a node, or one of its actions): what a person clicks.
+ * Not the row itself, whose centre may be empty space or another control, depending on the fonts.
+ */
 export function creatorItem(page: Page, text: string | RegExp): Locator {
-	return page.getByTestId('node-creator').getByTestId('item-iterator-item').filter({ hasText: text }).first();
+	const item = page.getByTestId('node-creator').getByTestId('item-iterator-item');
+	return (typeof text === 'string' ? item.getByText(text, { exact: true }) : item.getByText(text)).first();
 }
 
 /** The open node's parameter `name` (its dropdown or input). */
