@@ -142,6 +142,23 @@ export class ServiceApi implements ICredentialType {
 			description: 'How the v1 part of the Service-Signature header is encoded',
 		},
 		{
+			displayName: 'Signature Timestamp Unit',
+			name: 'signatureTimestampUnit',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'options',
+			options: [
+				{
+					name: 'Detect (Seconds or Milliseconds)',
+					value: 'auto',
+					description: 'Told apart by size: 13 digits today are milliseconds, 10 are seconds',
+				},
+				{ name: 'Milliseconds', value: 'milliseconds' },
+				{ name: 'Seconds', value: 'seconds' },
+			],
+			default: 'auto',
+			description: 'The unit of the t part of the Service-Signature header',
+		},
+		{
 			displayName: 'Webhook Signing Secret',
 			name: 'webhookSigningSecret',
 			displayOptions: { show: { advancedSettings: [true] } },

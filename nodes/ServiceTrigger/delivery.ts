@@ -15,8 +15,8 @@ import { recentKeys } from './verify/recentKeys';
 import { refusalLog } from './verify/refusalLog';
 import { unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret } from './verify/signingSecret';
-import type { FreshSignatureHeader, SignatureEncoding } from './verify/webhookSignature';
-import { matchSignature, readSignatureHeader, refusalWords } from './verify/webhookSignature';
+import type { FreshSignatureHeader, SignatureEncoding, SignatureVerdict, TimestampUnitSetting } from './verify/webhookSignature';
+import { matchSignature, readSignatureHeader, refusalWords, unitProblem } from './verify/webhookSignature';
 
 const WEBHOOK_NAME = 'default';
 
@@ -84,12 +84,15 @@ async function verifySignature(
 	const trigger = triggerKey(this);
 	const stamp = keysStamp(this.getWorkflowStaticData('node'));
 	// The timestamp was judged on arrival (step 1), not after the credential was read.
-	const check = (keys: Buffer[], signatureEncoding: SignatureEncoding) => matchSignature(header, rawBody, keys, signatureEncoding);
+	const check = (keys: Buffer[], signatureEncoding: SignatureEncoding, unit: TimestampUnitSetting = 'auto'): SignatureVerdict => {
+		const wrongUnit = unitProblem(header, unit);
+		return wrongUnit ? { ok: false, reason: wrongUnit } : matchSignature(header, rawBody, keys, signatureEncoding);
+	};
 	const recent = recentKeys.fresh(trigger, stamp, Date.now());
 	if (recent) {
 		// Keys read from the credential a moment ago: no match is refused, and a match with keys
 		// of this activation's stored endpoints is accepted, both without reading it again.
-		const quick = check(recent.keys, recent.signatureEncoding);
+		const quick = check(recent.keys, recent.signatureEncoding, recent.timestampUnit);
 		if (!quick.ok) return answer.call(this, 401, refusalWords(quick.reason), quick.reason);
 		if (recent.source === 'stored') return undefined;
 	}
@@ -102,9 +105,10 @@ async function verifySignature(
 	if (keys.length === 0) return answer.call(this, 401, problem.words, problem.key);
 	// Kept whatever this delivery turns out to be: they are the credential's keys, not the sender's,
 	// so a flood of forgeries reads the credential once a minute, not once each.
-	recentKeys.remember(trigger, stamp, { keys, signatureEncoding: settings.signatureEncoding, source }, Date.now());
+	const { signatureEncoding, signatureTimestampUnit: timestampUnit } = settings;
+	recentKeys.remember(trigger, stamp, { keys, signatureEncoding, timestampUnit, source }, Date.now());
 
-	const verdict = check(keys, settings.signatureEncoding);
+	const verdict = check(keys, signatureEncoding, timestampUnit);
 	if (!verdict.ok) return answer.call(this, 401, refusalWords(verdict.reason), verdict.reason);
 	return undefined;
 }

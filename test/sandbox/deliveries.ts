@@ -3,6 +3,7 @@ import type { ClientRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { rootCertificates } from 'node:tls';
 
+import type { SignatureFormat } from './signing';
 import { retryOffsetsSeconds, signatureHeader } from './signing';
 import type { ReaderKey, WebhookEndpoint } from './types';
 
@@ -53,8 +54,8 @@ export interface DeliveryOptions {
 	clock: () => number;
 	/** Per-attempt request timeout in ms. */
 	attemptTimeoutMs?: number;
-	/** How `v1` is encoded (the dialect's choice); hex by default. */
-	signatureEncoding?: 'hex' | 'base64';
+	/** How the header is written (the dialect's choices). */
+	signatureFormat?: SignatureFormat;
 }
 
 const userAgent = 'Service-Sandbox-Webhooks/1.0';
@@ -156,7 +157,7 @@ export class DeliveryManager {
 	private attempt(delivery: Delivery, attemptIndex: number): void {
 		const plan = this.plans.get(delivery.id)!;
 		const t = Math.floor(this.options.clock() / 1000) - (plan.ageSeconds ?? 0);
-		let signature = signatureHeader(plan.endpoint.secret, t, plan.body, this.options.signatureEncoding);
+		let signature = signatureHeader(plan.endpoint.secret, t, plan.body, this.options.signatureFormat);
 		if (plan.tamper === 'signature') signature = corruptV1(signature);
 		const attempt: DeliveryAttempt = {
 			attempt: attemptIndex + 1,

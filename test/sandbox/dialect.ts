@@ -18,6 +18,9 @@ export interface Dialect {
 	/** A new signing secret, and the HMAC key bytes of one. */
 	newSecret(): string;
 	signatureEncoding: 'hex' | 'base64';
+	/** The unit of `t` in Service-Signature, and what separates its parts. */
+	timestampUnit: 'seconds' | 'milliseconds';
+	signatureSeparator: string;
 	/** The order of a CSV export's columns (the node keys rows by the header row, whatever the order). */
 	csvColumns(columns: readonly string[]): readonly string[];
 	/** Whether the code of a 404 for a company that does not share says so (the spec names no codes). */
@@ -37,6 +40,8 @@ export const defaultDialect: Dialect = {
 	jsonFormat: 'json',
 	newSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
 	signatureEncoding: 'hex',
+	timestampUnit: 'seconds',
+	signatureSeparator: ',',
 	csvColumns: (columns) => columns,
 	saysNotShared: true,
 	errorWords: (code, message) => ({ code, message }),
@@ -55,6 +60,8 @@ export const altDialect: Dialect = {
 	// 32 key bytes as 64 hex characters, no prefix: also valid base64, so only the credential can say which.
 	newSecret: () => randomBytes(32).toString('hex'),
 	signatureEncoding: 'base64',
+	timestampUnit: 'milliseconds',
+	signatureSeparator: '; ',
 	csvColumns: (columns) => [...columns].reverse(),
 	saysNotShared: false,
 	errorWords(code, message) {

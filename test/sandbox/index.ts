@@ -101,7 +101,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		timeScale,
 		trustedCas: [ca, ...(options.trustedCas ?? [])],
 		clock,
-		signatureEncoding: dialect.signatureEncoding,
+		signatureFormat: { encoding: dialect.signatureEncoding, unit: dialect.timestampUnit, separator: dialect.signatureSeparator },
 	});
 	const context: SandboxContext = {
 		state,

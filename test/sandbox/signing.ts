@@ -11,18 +11,28 @@ export function secretKey(secret: string): Buffer {
 	return Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 }
 
-/** `Service-Signature` value: t in unix seconds, v1 the HMAC-SHA256 over `t.body` (lower-case hex by default). */
+/** How a Service writes `Service-Signature`, where the spec says "not shown" (section 5). */
+export interface SignatureFormat {
+	/** How `v1` is encoded; hex by default. */
+	encoding?: 'hex' | 'base64';
+	/** The unit of `t`; seconds by default. */
+	unit?: 'seconds' | 'milliseconds';
+	/** What stands between the parts; `,` by default. */
+	separator?: string;
+}
+
+/** `Service-Signature` value: t (unix seconds unless the format says otherwise), v1 the HMAC-SHA256 over `t.body`. */
 export function signatureHeader(
 	secret: string,
 	timestampSeconds: number,
 	rawBody: string | Buffer,
-	encoding: 'hex' | 'base64' = 'hex',
+	format: 'hex' | 'base64' | SignatureFormat = {},
 ): string {
-	const v1 = createHmac('sha256', secretKey(secret))
-		.update(`${timestampSeconds}.`)
-		.update(rawBody)
-		.digest(encoding);
-	return `t=${timestampSeconds},v1=${v1}`;
+	const { encoding = 'hex', unit = 'seconds', separator = ',' } = typeof format === 'string' ? { encoding: format } : format;
+	// Milliseconds carry a sub-second part, as a Service's clock would give them.
+	const t = unit === 'milliseconds' ? String(timestampSeconds * 1000 + (Date.now() % 1000)) : String(timestampSeconds);
+	const v1 = createHmac('sha256', secretKey(secret)).update(`${t}.`).update(rawBody).digest(encoding);
+	return `t=${t}${separator}v1=${v1}`;
 }
 
 /** Offsets (seconds after the first attempt) of every attempt: 0, then doubling from 60 s, last at 24 h. */

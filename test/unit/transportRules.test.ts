@@ -108,6 +108,7 @@ describe('credential settings', () => {
 				pageSize: undefined,
 				signingKeyEncoding: 'base64',
 				signatureEncoding: 'auto',
+				signatureTimestampUnit: 'auto',
 				jsonFormat: 'json',
 				webhookSigningSecret: undefined,
 				requestTimeoutMs: 60_000,

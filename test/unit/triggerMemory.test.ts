@@ -49,9 +49,11 @@ describe('refusing from the header alone', () => {
 		['t=1e9,v1=abc', 'bad_timestamp'],
 		[`t=${now - 301},v1=abc`, 'stale'],
 		[`t=${now + 301},v1=abc`, 'future'],
+		[`t=${(now - 301) * 1000},v1=abc`, 'stale'],
+		[`t=${now * 1_000_000},v1=abc`, 'bad_timestamp'],
 		[`t=${now - 300},v1=abc`, undefined],
 	])('%s: %s', (header, reason) => {
-		const fresh = { parts: { timestamps: [String(now - 300)], signatures: ['abc'] }, timestamp: now - 300 };
+		const fresh = { parts: { timestamps: [String(now - 300)], signatures: ['abc'] }, timestamp: now - 300, unit: 'seconds' };
 		expect(readSignatureHeader(header, now)).toEqual(reason === undefined ? fresh : { problem: reason });
 	});
 });

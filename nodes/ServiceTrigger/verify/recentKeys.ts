@@ -11,7 +11,7 @@
  * Only a credential read renews the minute: while deliveries come, it is read about once a minute.
  * Pure: no n8n types, no clock.
  */
-import type { SignatureEncoding } from './webhookSignature';
+import type { SignatureEncoding, TimestampUnitSetting } from './webhookSignature';
 
 export const RECENT_KEYS_MS = 60_000;
 
@@ -21,6 +21,8 @@ export type KeySource = 'stored' | 'credential';
 interface Entry {
 	keys: Buffer[];
 	signatureEncoding: SignatureEncoding;
+	/** Signature Timestamp Unit as read with the keys (absent: auto). */
+	timestampUnit?: TimestampUnitSetting;
 	source: KeySource;
 	at: number;
 }

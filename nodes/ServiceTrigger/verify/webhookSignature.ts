@@ -1,13 +1,26 @@
 /**
- * Verification of the `Service-Signature` header (spec section 5.4, README Assumptions):
- * `t=<unix seconds>,v1=<signature>[,v1=<signature>...]`, HMAC-SHA256 with the decoded signing
- * secret over `t`, a full stop, then the exact raw body. Pure: no n8n types, no clock reads
- * (the caller passes the time), never throws.
+ * Verification of the `Service-Signature` header (spec section 5.4; docs/service-choices.md):
+ * `t=<unix time>` and one or more `v1=<signature>` parts, separated by `,`, `;` and/or whitespace;
+ * `t` in seconds or milliseconds (told apart by size, or pinned by Signature Timestamp Unit).
+ * HMAC-SHA256 with the decoded signing secret over `t` exactly as sent, a full stop, then the exact
+ * raw body. Pure: no n8n types, no clock reads (the caller passes the time), never throws.
  */
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** Spec section 8: a timestamp more than this far from the receiver's clock is refused. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * A `t` at or above this is milliseconds: as seconds it would be after the year 5000, and every
+ * millisecond time since March 1973 is above it, so no plausible date reads both ways.
+ */
+export const MILLISECONDS_FROM = 1e11;
+/** A `t` at or above this is neither (microseconds or finer): refused, no setting makes it readable. */
+const UNREADABLE_FROM = 1e14;
+
+export type TimestampUnit = 'seconds' | 'milliseconds';
+/** `auto`: told apart by size (MILLISECONDS_FROM). */
+export type TimestampUnitSetting = 'auto' | TimestampUnit;
 
 export type SignatureEncoding = 'auto' | 'hex' | 'base64';
 
@@ -26,7 +39,9 @@ export type RefusalReason =
 	| 'future'
 	| 'no_signature'
 	| 'mismatch'
-	| 'no_key';
+	| 'no_key'
+	| 'unit_seconds'
+	| 'unit_milliseconds';
 
 export type SignatureVerdict = { ok: true; timestamp: number } | { ok: false; reason: RefusalReason };
 
@@ -41,24 +56,27 @@ export interface SignatureCheck {
 	/** The receiver's clock, in unix seconds. */
 	nowSeconds: number;
 	toleranceSeconds?: number;
+	/** Signature Timestamp Unit (default `auto`). */
+	timestampUnit?: TimestampUnitSetting;
 }
 
-/** Splits the header into its `t` and `v1` parts, tolerating whitespace and unknown parts. */
+// One `key=value` part: after the start or a separator (`,`, `;`, whitespace), spaces allowed around `=`.
+// A value runs to the next separator, so base64 padding (`=`) stays in it; a value is never itself
+// `key=value`, so an empty part before a whitespace separator does not swallow the next part.
+const PART = /(?:^|[,;\s])[,;\s]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?![A-Za-z0-9_-]+[ \t]*=[^=,;\s])([^,;\s]*)/g;
+
+/** Splits the header into its `t` and `v1` parts, whatever the separator; unknown parts are ignored. */
 export function parseSignatureHeader(value: string): SignatureHeaderParts {
 	const parts: SignatureHeaderParts = { timestamps: [], signatures: [] };
-	for (const part of value.split(',')) {
-		const equals = part.indexOf('=');
-		if (equals < 0) continue;
-		const key = part.slice(0, equals).trim();
-		const text = part.slice(equals + 1).trim();
+	for (const [, key, text] of value.matchAll(PART)) {
 		if (key === 't') parts.timestamps.push(text);
 		else if (key === 'v1') parts.signatures.push(text);
 	}
 	return parts;
 }
 
-// Unix seconds as plain digits: no sign, exponent, fraction or hex, which Number() would accept.
-const TIMESTAMP = /^\d{1,12}$/;
+// Unix time as plain digits: no sign, exponent, fraction or hex, which Number() would accept.
+const TIMESTAMP = /^\d{1,16}$/;
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 const BASE64_SHA256 = /^(?:[A-Za-z0-9+/]{43}|[A-Za-z0-9_-]{43})=?$/;
 
@@ -73,7 +91,10 @@ function decodeSignature(value: string, encoding: SignatureEncoding): Buffer | u
 /** A header whose `t` is one fresh timestamp: what the signature check works on. */
 export interface FreshSignatureHeader {
 	parts: SignatureHeaderParts;
+	/** Unix seconds (fractional when `t` came in milliseconds). */
 	timestamp: number;
+	/** The unit `t` was read in. */
+	unit: TimestampUnit;
 }
 
 /**
@@ -92,10 +113,19 @@ export function readSignatureHeader(
 	if (timestamps.length === 0) return { problem: 'no_timestamp' };
 	// Two timestamps leave open which one was signed: refuse rather than guess.
 	if (timestamps.length > 1 || !TIMESTAMP.test(timestamps[0])) return { problem: 'bad_timestamp' };
-	const timestamp = Number(timestamps[0]);
+	const sent = Number(timestamps[0]);
+	if (sent >= UNREADABLE_FROM) return { problem: 'bad_timestamp' };
+	const unit: TimestampUnit = sent >= MILLISECONDS_FROM ? 'milliseconds' : 'seconds';
+	const timestamp = unit === 'milliseconds' ? sent / 1000 : sent;
 	if (timestamp < nowSeconds - toleranceSeconds) return { problem: 'stale' };
 	if (timestamp > nowSeconds + toleranceSeconds) return { problem: 'future' };
-	return { parts, timestamp };
+	return { parts, timestamp, unit };
+}
+
+/** A header read in another unit than the one Signature Timestamp Unit pins: refused, naming both. */
+export function unitProblem(header: FreshSignatureHeader, setting: TimestampUnitSetting): RefusalReason | undefined {
+	if (setting === 'auto' || setting === header.unit) return undefined;
+	return header.unit === 'seconds' ? 'unit_seconds' : 'unit_milliseconds';
 }
 
 // A KeyObject, not a Buffer, keys the HMAC: about 4x faster on Node 24 (docs/performance.md); made once per key.
@@ -112,6 +142,8 @@ function keyObject(key: Buffer): KeyObject {
 export function verifyServiceSignature(check: SignatureCheck): SignatureVerdict {
 	const read = readSignatureHeader(check.header, check.nowSeconds, check.toleranceSeconds);
 	if ('problem' in read) return { ok: false, reason: read.problem };
+	const wrongUnit = unitProblem(read, check.timestampUnit ?? 'auto');
+	if (wrongUnit) return { ok: false, reason: wrongUnit };
 	return matchSignature(read, check.rawBody, check.keys, check.signatureEncoding);
 }
 
@@ -149,7 +181,7 @@ export function refusalWords(reason: RefusalReason): string {
 		case 'no_timestamp':
 			return 'the Service-Signature header has no t (timestamp) part';
 		case 'bad_timestamp':
-			return 'the t (timestamp) part of the Service-Signature header is not a single number of unix seconds';
+			return 'the t (timestamp) part of the Service-Signature header is not a single number of unix seconds or milliseconds';
 		case 'stale':
 			return `the signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} seconds old (a replay, or the clocks disagree)`;
 		case 'future':
@@ -160,5 +192,9 @@ export function refusalWords(reason: RefusalReason): string {
 			return 'no v1 signature matches the body (wrong signing secret, or the body was changed on the way)';
 		case 'no_key':
 			return 'no signing secret is available to check the signature';
+		case 'unit_seconds':
+			return 'the t (timestamp) part is in unix seconds, but the credential\'s Signature Timestamp Unit is set to Milliseconds (set it to Auto or Seconds)';
+		case 'unit_milliseconds':
+			return 'the t (timestamp) part is in unix milliseconds, but the credential\'s Signature Timestamp Unit is set to Seconds (set it to Auto or Milliseconds)';
 	}
 }

@@ -13,6 +13,8 @@ export interface ServiceSettings {
 	signingKeyEncoding: 'base64' | 'hex' | 'raw';
 	/** `auto`: told apart by length (64 hex characters against 43 or 44 base64 ones). */
 	signatureEncoding: 'auto' | 'hex' | 'base64';
+	/** The unit of `t` in Service-Signature; `auto`: told apart by size. */
+	signatureTimestampUnit: 'auto' | 'seconds' | 'milliseconds';
 	/** The `format` value asking for JSON (the spec shows only `csv`). */
 	jsonFormat: string;
 	/** Signing secret of an endpoint created outside n8n; takes precedence over a stored one. */
@@ -64,6 +66,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 				: undefined,
 		signingKeyEncoding: (['base64', 'hex', 'raw'] as const).find((e) => e === advanced.signingKeyEncoding) ?? 'base64',
 		signatureEncoding: (['auto', 'hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'auto',
+		signatureTimestampUnit: (['auto', 'seconds', 'milliseconds'] as const).find((u) => u === advanced.signatureTimestampUnit) ?? 'auto',
 		jsonFormat: text(advanced.jsonFormat) || 'json',
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),

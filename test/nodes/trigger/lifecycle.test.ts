@@ -199,7 +199,8 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		const [before, after] = [sandbox.dialect.newSecret(), sandbox.dialect.newSecret()];
 		const post = (secret: string, alertId: string) => {
 			const payload = JSON.stringify({ event_type: 'ledger_high', alert_id: alertId, ids: { organisation: KE }, severity: 'high' });
-			const header = signatureHeader(secret, Math.floor(Date.now() / 1000), payload, sandbox.dialect.signatureEncoding);
+			const { signatureEncoding: encoding, timestampUnit: unit, signatureSeparator: separator } = sandbox.dialect;
+			const header = signatureHeader(secret, Math.floor(Date.now() / 1000), payload, { encoding, unit, separator });
 			return postDelivery(setup.harness.webhookUrl(), { headers: { 'Service-Signature': header }, body: payload, ca: setup.receiverCa });
 		};
 		const withSecret = (secret: string) => setup.newHarness({ credentials: { serviceApi: serviceApi(sandbox, { advanced: { webhookSigningSecret: secret } }) } });

@@ -1,7 +1,7 @@
 import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import { refusalLog } from '../../../nodes/ServiceTrigger/verify/refusalLog';
 import { postDelivery } from '../../harness';
-import { newSigningSecret, signatureHeader } from '../../sandbox/signing';
+import { newSigningSecret, signatureHeader, type SignatureFormat } from '../../sandbox/signing';
 import { secretWindows, useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';
@@ -60,6 +60,36 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const answer = await post({ 'Service-Signature': signatureHeader(secret, now(), payload) }, payload);
 		expect(answer.status).toBe(200);
 		expect(await setup.executionsOf('al_baseline')).toHaveLength(1);
+	});
+
+	it('accepts t in milliseconds and parts separated by ";" or whitespace, as a Service may choose (spec section 5: not shown)', async () => {
+		for (const [index, format] of [
+			{ unit: 'milliseconds', separator: ',' },
+			{ unit: 'seconds', separator: ';' },
+			{ unit: 'milliseconds', separator: '; ' },
+			{ unit: 'seconds', separator: ' ' },
+		].entries()) {
+			const alertId = `al_dialect_${index}`;
+			const payload = body(alertId);
+			const answer = await post({ 'Service-Signature': signatureHeader(secret, now(), payload, format as SignatureFormat) }, payload);
+			expect({ format, status: answer.status }).toEqual({ format, status: 200 });
+			expect(await setup.executionsOf(alertId)).toHaveLength(1);
+		}
+	});
+
+	it('refuses t in milliseconds when Signature Timestamp Unit pins Seconds, and the log line names the setting', async () => {
+		const previous = setup.harness;
+		const serviceApi = { ...setup.credentials.serviceApi, advancedSettings: true, signatureTimestampUnit: 'seconds' };
+		setup.harness = previous.restart({ credentials: { serviceApi } });
+		recentKeys.forgetAll();
+		try {
+			const payload = body('al_unit_pinned');
+			const answer = await post({ 'Service-Signature': signatureHeader(secret, now(), payload, { unit: 'milliseconds' }) }, payload);
+			await expectRefused(answer, 'al_unit_pinned', /t \(timestamp\) part is in unix milliseconds, but the credential's Signature Timestamp Unit is set to Seconds/);
+		} finally {
+			setup.harness = previous;
+			recentKeys.forgetAll();
+		}
 	});
 
 	it('refuses a missing header', async () => {
