@@ -159,6 +159,42 @@ export class ServiceApi implements ICredentialType {
 			description: 'The unit of the t part of the Service-Signature header',
 		},
 		{
+			displayName: 'CSV Delimiter',
+			name: 'csvDelimiter',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'options',
+			options: [
+				{ name: 'Comma', value: 'comma' },
+				{
+					name: 'Detect From the Header Row',
+					value: 'auto',
+					description: 'The one of comma, semicolon, tab and pipe that occurs most in the header row',
+				},
+				{ name: 'Pipe', value: 'pipe' },
+				{ name: 'Semicolon', value: 'semicolon' },
+				{ name: 'Tab', value: 'tab' },
+			],
+			default: 'auto',
+			description: 'What separates the cells of the Service\'s CSV exports',
+		},
+		{
+			displayName: 'CSV Header Row on Later Pages',
+			name: 'csvHeaderRepeat',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'options',
+			options: [
+				{
+					name: 'Detect',
+					value: 'auto',
+					description: 'A later page\'s first row that equals the first page\'s header row is that header again',
+				},
+				{ name: 'Every Page', value: 'every', description: 'Every page starts with the header row' },
+				{ name: 'First Page Only', value: 'first', description: 'Later pages hold data rows only' },
+			],
+			default: 'auto',
+			description: 'Whether each page of a paged CSV export starts with the header row',
+		},
+		{
 			displayName: 'Webhook Signing Secret',
 			name: 'webhookSigningSecret',
 			displayOptions: { show: { advancedSettings: [true] } },

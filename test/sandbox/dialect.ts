@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
+import { defaultCsvFormat, type CsvFormat } from './csv';
+
 /**
  * Where the spec says "not shown", the sandbox has to choose; a dialect is one set of choices.
  * `default` is what the README's Assumptions table describes; `alt` chooses differently in every
@@ -21,6 +23,8 @@ export interface Dialect {
 	/** The unit of `t` in Service-Signature, and what separates its parts. */
 	timestampUnit: 'seconds' | 'milliseconds';
 	signatureSeparator: string;
+	/** How CSV exports are written: delimiter, header row per page, line ends, byte order mark, quoting. */
+	csv: CsvFormat;
 	/** The order of a CSV export's columns (the node keys rows by the header row, whatever the order). */
 	csvColumns(columns: readonly string[]): readonly string[];
 	/** Whether the code of a 404 for a company that does not share says so (the spec names no codes). */
@@ -42,6 +46,7 @@ export const defaultDialect: Dialect = {
 	signatureEncoding: 'hex',
 	timestampUnit: 'seconds',
 	signatureSeparator: ',',
+	csv: defaultCsvFormat,
 	csvColumns: (columns) => columns,
 	saysNotShared: true,
 	errorWords: (code, message) => ({ code, message }),
@@ -62,6 +67,8 @@ export const altDialect: Dialect = {
 	signatureEncoding: 'base64',
 	timestampUnit: 'milliseconds',
 	signatureSeparator: '; ',
+	// Semicolons, as spreadsheets write them where the decimal mark is a comma; the header row once.
+	csv: { delimiter: ';', headerEveryPage: false, lineEnd: '\r\n', bom: true, quoteAll: false },
 	csvColumns: (columns) => [...columns].reverse(),
 	saysNotShared: false,
 	errorWords(code, message) {

@@ -12,6 +12,10 @@ function filterPage(page: string, options: CsvPageFilterOptions, size = page.len
 	return { out, filter };
 }
 
+/** A first page's filter options, and a later page's (after the first page's header row `header`). */
+const firstPage = (more: Partial<CsvPageFilterOptions> = {}): CsvPageFilterOptions => ({ delimiter: ',', headerRepeat: 'auto', stripFormulaGuard: false, ...more });
+const laterPage = (header: string[], more: Partial<CsvPageFilterOptions> = {}): CsvPageFilterOptions => ({ ...firstPage(more), header, ...more });
+
 /** Every way to cut the page into pieces of 1, 2, 3, 5, 7 characters and in one piece. */
 const splits = [1, 2, 3, 5, 7, Number.MAX_SAFE_INTEGER];
 
@@ -82,6 +86,7 @@ describe('parseCsvRows', () => {
 
 describe('CsvPageFilter', () => {
 	const header = 'ke,company_name,tier\r\n';
+	const HEADER = ['ke', 'company_name', 'tier'];
 	const rows = [
 		'KE-1,Acme Supplies Ltd,tier-1\r\n',
 		'KE-2,"\'=HYPERLINK(""http://evil.example"",""click me"")",tier-2\r\n',
@@ -94,26 +99,25 @@ describe('CsvPageFilter', () => {
 	const page = header + rows.join('');
 
 	it.each(splits)('passes the first page through byte for byte (pieces of %d)', (size) => {
-		const { out, filter } = filterPage(page, { dropHeader: false, stripFormulaGuard: false }, size);
+		const { out, filter } = filterPage(page, firstPage({ stripFormulaGuard: false }), size);
 		expect(out).toBe(page);
 		expect(filter.rows).toBe(7);
-		expect(filter.header).toBe('ke,company_name,tier');
+		expect(filter.headerCells).toEqual(HEADER);
 	});
 
 	it.each(splits)('drops the header row of later pages, BOM included (pieces of %d)', (size) => {
-		const { out, filter } = filterPage(BOM + page, { dropHeader: true, stripFormulaGuard: false }, size);
+		const { out } = filterPage(BOM + page, laterPage(HEADER, { stripFormulaGuard: false }), size);
 		expect(out).toBe(rows.join(''));
-		expect(filter.header).toBe('ke,company_name,tier');
 	});
 
 	it('keeps the BOM of the first page, outside the header text', () => {
-		const { out, filter } = filterPage(BOM + page, { dropHeader: false, stripFormulaGuard: false });
+		const { out, filter } = filterPage(BOM + page, firstPage({ stripFormulaGuard: false }));
 		expect(out).toBe(BOM + page);
-		expect(filter.header).toBe('ke,company_name,tier');
+		expect(filter.headerCells).toEqual(HEADER);
 	});
 
 	it.each(splits)('strips the formula guard only at the start of cells (pieces of %d)', (size) => {
-		const { out } = filterPage(page, { dropHeader: false, stripFormulaGuard: true }, size);
+		const { out } = filterPage(page, firstPage({ stripFormulaGuard: true }), size);
 		expect(out).toBe(
 			header +
 				[
@@ -129,49 +133,49 @@ describe('CsvPageFilter', () => {
 	});
 
 	it('gives the same rows as parsing and stripping, so items and file agree', () => {
-		const { out } = filterPage(page, { dropHeader: false, stripFormulaGuard: true }, 3);
+		const { out } = filterPage(page, firstPage({ stripFormulaGuard: true }), 3);
 		expect(parseCsvRows(out)).toEqual(parseCsvRows(page, { stripFormulaGuard: true }));
 	});
 
 	it("leaves a quote that is a whole unquoted cell, or followed by text, alone", () => {
 		const text = "a,b\r\n',x\r\nO'Brien,'quoted'\r\n'\r\n";
-		expect(filterPage(text, { dropHeader: false, stripFormulaGuard: true }, 1).out).toBe(text);
+		expect(filterPage(text, firstPage({ stripFormulaGuard: true }), 1).out).toBe(text);
 	});
 
 	it.each(splits)('stops after maxRows rows, even inside a chunk (pieces of %d)', (size) => {
-		const { out, filter } = filterPage(page, { dropHeader: true, stripFormulaGuard: false, maxRows: 3 }, size);
+		const { out, filter } = filterPage(page, laterPage(HEADER, { stripFormulaGuard: false, maxRows: 3 }), size);
 		expect(out).toBe(rows.slice(0, 3).join(''));
 		expect(filter.rows).toBe(3);
 		expect(filter.done).toBe(true);
 	});
 
 	it('counts a quoted line break as part of the row, not a new row', () => {
-		const { filter } = filterPage(page, { dropHeader: false, stripFormulaGuard: false }, 1);
+		const { filter } = filterPage(page, firstPage({ stripFormulaGuard: false }), 1);
 		expect(filter.rows).toBe(rows.length);
 	});
 
 	it('ends a last row that has no line end with the line end of the header, for the next page to follow', () => {
-		const { out } = filterPage('a,b\r\n1,2\r\n3,4', { dropHeader: true, stripFormulaGuard: false });
+		const { out } = filterPage('a,b\r\n1,2\r\n3,4', laterPage(['a', 'b'], { stripFormulaGuard: false }));
 		expect(out).toBe('1,2\r\n3,4\r\n');
-		expect(filterPage('a,b\n1,2', { dropHeader: false, stripFormulaGuard: false }).out).toBe('a,b\n1,2\n');
+		expect(filterPage('a,b\n1,2', firstPage({ stripFormulaGuard: false })).out).toBe('a,b\n1,2\n');
 	});
 
 	it('keeps LF-only pages as they are and passes blank lines without counting them', () => {
 		const text = 'a,b\n1,2\n\n3,4\n';
-		const { out, filter } = filterPage(text, { dropHeader: true, stripFormulaGuard: false }, 2);
+		const { out, filter } = filterPage(text, laterPage(['a', 'b'], { stripFormulaGuard: false }), 2);
 		expect(out).toBe('1,2\n\n3,4\n');
 		expect(filter.rows).toBe(2);
 	});
 
 	it('gives nothing for an empty page and only the header for a header-only first page', () => {
-		expect(filterPage('', { dropHeader: true, stripFormulaGuard: false }).out).toBe('');
-		expect(filterPage(header, { dropHeader: true, stripFormulaGuard: false }).out).toBe('');
-		const only = filterPage(header, { dropHeader: false, stripFormulaGuard: false });
+		expect(filterPage('', laterPage(HEADER, { stripFormulaGuard: false })).out).toBe('');
+		expect(filterPage(header, laterPage(HEADER, { stripFormulaGuard: false })).out).toBe('');
+		const only = filterPage(header, firstPage({ stripFormulaGuard: false }));
 		expect([only.out, only.filter.rows]).toEqual([header, 0]);
 	});
 
 	it('refuses a page that ends inside a quoted cell', () => {
-		expect(() => filterPage('a,b\r\n1,"open\r\n', { dropHeader: false, stripFormulaGuard: false }, 4)).toThrow(
+		expect(() => filterPage('a,b\r\n1,"open\r\n', firstPage({ stripFormulaGuard: false }), 4)).toThrow(
 			new CsvFormatError('A quoted cell in row 1 is not closed at the end of the page'),
 		);
 	});
@@ -179,7 +183,7 @@ describe('CsvPageFilter', () => {
 	it('joins pages into one file equal to the pages minus their repeated header rows', () => {
 		const pages = [header + rows.slice(0, 3).join(''), header + rows.slice(3, 6).join(''), header + rows[6]];
 		const file = pages
-			.map((p, index) => filterPage(p, { dropHeader: index > 0, stripFormulaGuard: false }, 4).out)
+			.map((p, index) => filterPage(p, index > 0 ? laterPage(HEADER) : firstPage(), 4).out)
 			.join('');
 		expect(file).toBe(page);
 	});

@@ -109,6 +109,8 @@ describe('credential settings', () => {
 				signingKeyEncoding: 'base64',
 				signatureEncoding: 'auto',
 				signatureTimestampUnit: 'auto',
+				csvDelimiter: 'auto',
+				csvHeaderRepeat: 'auto',
 				jsonFormat: 'json',
 				webhookSigningSecret: undefined,
 				requestTimeoutMs: 60_000,
@@ -118,6 +120,19 @@ describe('credential settings', () => {
 				redactBytes: expect.any(Function),
 			},
 		});
+	});
+
+	test('CSV Delimiter and CSV Header Row on Later Pages, stored by name, read as the characters and modes they stand for', () => {
+		const read = (advanced: Record<string, unknown>) => {
+			const result = readServiceSettings({ baseUrl: 'https://svc.example.com', advancedSettings: true, ...advanced });
+			if (result.problem !== undefined) throw new Error(result.problem);
+			return [result.settings.csvDelimiter, result.settings.csvHeaderRepeat];
+		};
+		expect(read({ csvDelimiter: 'tab', csvHeaderRepeat: 'first' })).toEqual(['\t', 'first']);
+		expect(read({ csvDelimiter: 'semicolon', csvHeaderRepeat: 'every' })).toEqual([';', 'every']);
+		expect(read({ csvDelimiter: 'pipe' })).toEqual(['|', 'auto']);
+		expect(read({ csvDelimiter: 'comma' })).toEqual([',', 'auto']);
+		expect(read({ csvDelimiter: ';', csvHeaderRepeat: 'sometimes' })).toEqual(['auto', 'auto']);
 	});
 
 	test('limits from Advanced: Request Timeout in seconds, Max Response Size in MiB, Max Pages; unusable values keep the default', () => {

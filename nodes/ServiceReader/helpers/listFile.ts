@@ -59,12 +59,16 @@ export async function exportFile(
 	if (first.done) throw fail(new Error('The Service answered without a page'));
 
 	async function* csvChunks(firstPage: Page<Readable>): AsyncGenerator<Buffer> {
-		let firstHeader: string | undefined;
+		// What the first page's header row shows (cells, delimiter, line end) reads every later page.
+		let first: Pick<CsvPageFilter, 'headerCells' | 'delimiter' | 'lineEnd'> | undefined;
 		try {
 			for (let page: Page<Readable> | undefined = firstPage; page !== undefined; ) {
 				working = page.request;
 				const filter = new CsvPageFilter({
-					dropHeader: page.request.page > 1,
+					delimiter: first?.delimiter ?? settings.csvDelimiter,
+					header: first ? (first.headerCells ?? []) : undefined,
+					headerRepeat: settings.csvHeaderRepeat,
+					lineEnd: first?.lineEnd,
 					stripFormulaGuard,
 					maxRows: limit === undefined ? undefined : limit - rows,
 				});
@@ -78,13 +82,7 @@ export async function exportFile(
 				}
 				const rest = filter.done ? '' : filter.end(decoder.decode());
 				if (rest) yield Buffer.from(rest, 'utf8');
-				if (firstHeader === undefined) {
-					firstHeader = filter.header;
-				} else if (filter.header !== firstHeader) {
-					throw new Error(
-						`Its header row "${filter.header}" differs from the first page's "${firstHeader}", so its rows cannot go in the same file`,
-					);
-				}
+				first ??= filter;
 				rows += filter.rows;
 				pages++;
 				if (limit !== undefined && rows >= limit) break;

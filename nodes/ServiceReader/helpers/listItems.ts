@@ -5,7 +5,7 @@ import { listPageFetcher } from '../../shared/transport/listPages';
 import type { PageRequest, PagingOptions } from '../../shared/transport/paging';
 import { cursorPages } from '../../shared/transport/paging';
 import type { ServiceSettings } from '../../shared/transport/settings';
-import { parseCsvRows } from './csv';
+import { CsvPages } from './csv';
 import type { ListExportSpec } from './listDescriptions';
 import type { ListParameters } from './listParameters';
 import { exportPath } from './listParameters';
@@ -31,14 +31,13 @@ export async function exportItems(
 		current = request;
 	});
 
+	// One reading per export: the delimiter and header row are found once, on the first page.
+	const csv = new CsvPages({ delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat, stripFormulaGuard: parameters.stripFormulaGuard });
 	try {
 		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
 			let rows: unknown[];
 			try {
-				rows =
-					format === 'csv'
-						? parseCsvRows(settings.redactBytes(page.content as Buffer), { stripFormulaGuard: parameters.stripFormulaGuard })
-						: listFromBody(page.content);
+				rows = format === 'csv' ? csv.rows(settings.redactBytes(page.content as Buffer)) : listFromBody(page.content);
 			} catch (error) {
 				throw pageFailed.call(this, error, spec, page.request, items.length, itemIndex);
 			}

@@ -84,7 +84,12 @@ const BASE64_SHA256 = /^(?:[A-Za-z0-9+/]{43}|[A-Za-z0-9_-]{43})=?$/;
 function decodeSignature(value: string, encoding: SignatureEncoding): Buffer | undefined {
 	// The two forms cannot be confused: a SHA-256 is 64 characters in hex, 43 or 44 in base64.
 	if (encoding !== 'base64' && HEX_SHA256.test(value)) return Buffer.from(value, 'hex');
-	if (encoding !== 'hex' && BASE64_SHA256.test(value)) return Buffer.from(value, 'base64');
+	if (encoding !== 'hex' && BASE64_SHA256.test(value)) {
+		const bytes = Buffer.from(value, 'base64');
+		// The last character carries two unused bits: only their canonical (zero) form is the signature.
+		const canonical = bytes.toString('base64').replace(/=+$/, '');
+		return canonical === value.replace(/=$/, '').replace(/-/g, '+').replace(/_/g, '/') ? bytes : undefined;
+	}
 	return undefined;
 }
 

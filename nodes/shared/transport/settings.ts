@@ -15,6 +15,10 @@ export interface ServiceSettings {
 	signatureEncoding: 'auto' | 'hex' | 'base64';
 	/** The unit of `t` in Service-Signature; `auto`: told apart by size. */
 	signatureTimestampUnit: 'auto' | 'seconds' | 'milliseconds';
+	/** CSV Delimiter; `auto`: read off the first page's header row. */
+	csvDelimiter: 'auto' | ',' | ';' | '\t' | '|';
+	/** CSV Header Row on Later Pages; `auto`: a later page's first record equal to the header row is it. */
+	csvHeaderRepeat: 'auto' | 'every' | 'first';
 	/** The `format` value asking for JSON (the spec shows only `csv`). */
 	jsonFormat: string;
 	/** Signing secret of an endpoint created outside n8n; takes precedence over a stored one. */
@@ -30,6 +34,9 @@ export interface ServiceSettings {
 	/** The same for UTF-8 bytes (CSV pages); the bytes themselves when the token is not in them. */
 	redactBytes: (bytes: Buffer) => Buffer;
 }
+
+// The credential stores names: a tab typed into a text field would not survive.
+const CSV_DELIMITERS: Record<string, ServiceSettings['csvDelimiter']> = { comma: ',', semicolon: ';', tab: '\t', pipe: '|' };
 
 export const DEFAULT_LIMITS = { requestTimeoutSeconds: 60, maxResponseMiB: 64, maxPages: 100_000 } as const;
 
@@ -67,6 +74,8 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		signingKeyEncoding: (['base64', 'hex', 'raw'] as const).find((e) => e === advanced.signingKeyEncoding) ?? 'base64',
 		signatureEncoding: (['auto', 'hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'auto',
 		signatureTimestampUnit: (['auto', 'seconds', 'milliseconds'] as const).find((u) => u === advanced.signatureTimestampUnit) ?? 'auto',
+		csvDelimiter: CSV_DELIMITERS[String(advanced.csvDelimiter)] ?? 'auto',
+		csvHeaderRepeat: (['auto', 'every', 'first'] as const).find((r) => r === advanced.csvHeaderRepeat) ?? 'auto',
 		jsonFormat: text(advanced.jsonFormat) || 'json',
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),

@@ -11,6 +11,7 @@ import type {
 import type { AccessLogEntry, ReaderKey, Sandbox } from '../../sandbox';
 import { SandboxClient } from '../../sandbox/testClient';
 import { serviceApi } from '../../sandbox/credential';
+import type { CsvFormat } from '../../sandbox/csv';
 
 /** The Service API credential as a user would enter it, for one of the sandbox's readers. */
 export function serviceCredentials(
@@ -108,10 +109,14 @@ export async function serviceJsonRows(sandbox: Sandbox, path: string): Promise<A
 	}
 }
 
-/** Concatenates CSV pages the way one file should hold them: the header row once. */
-export function joinCsvPages(pages: string[]): string {
+/** Concatenates CSV pages the way one file should hold them: the header row and byte order mark once. */
+export function joinCsvPages(pages: string[], format: CsvFormat): string {
 	return pages
-		.map((page, index) => (index === 0 ? page : page.slice(page.indexOf('\r\n') + 2)))
+		.map((page, index) => {
+			if (index === 0) return page;
+			const rows = page.replace(/^\uFEFF/, '');
+			return format.headerEveryPage ? rows.slice(rows.indexOf(format.lineEnd) + format.lineEnd.length) : rows;
+		})
 		.join('');
 }
 

@@ -200,21 +200,21 @@ describe('Output: File', () => {
 		const pages = await servicePages(sandbox, '/v1/reader/exports/portfolio?format=csv&page_size=3');
 		expect(pages).toHaveLength(4);
 		const file = await readBinary(item.binary?.export);
-		expect(file.toString('utf8')).toBe(joinCsvPages(pages));
+		expect(file.toString('utf8')).toBe(joinCsvPages(pages, sandbox.dialect.csv));
 		expect(item.binary?.export.bytes).toBe(file.length);
 	});
 
 	it('writes the same rows as items mode, and strips the guard from the file when asked', async () => {
 		const kept = await run({ returnAll: true, output: 'file' }, 'invitation');
 		const keptFile = (await readBinary(kept.output(READER)[0].binary?.data)).toString('utf8');
-		expect(parse(keptFile, { columns: true })).toEqual(invitationCsvRows(sandbox));
+		expect(parse(keptFile, { columns: true, bom: true, delimiter: sandbox.dialect.csv.delimiter })).toEqual(invitationCsvRows(sandbox));
 
 		const stripped = await run(
 			{ returnAll: true, output: 'file', options: { stripFormulaGuard: true } },
 			'invitation',
 		);
 		const strippedFile = (await readBinary(stripped.output(READER)[0].binary?.data)).toString('utf8');
-		expect(parse(strippedFile, { columns: true })).toEqual(invitationCsvRows(sandbox, { strip: true }));
+		expect(parse(strippedFile, { columns: true, bom: true, delimiter: sandbox.dialect.csv.delimiter })).toEqual(invitationCsvRows(sandbox, { strip: true }));
 		// Exactly the two guard quotes are gone; every other byte is as the Service sent it.
 		expect(keptFile.length - strippedFile.length).toBe(2);
 		expect(strippedFile.split('\r\n')[0]).toBe(keptFile.split('\r\n')[0]);
@@ -224,7 +224,7 @@ describe('Output: File', () => {
 		const result = await run({ limit: 4, output: 'file' }, 'portfolio');
 		const [item] = result.output(READER);
 		expect(item.json).toEqual({ export: 'portfolio', fileName: 'portfolio.csv', pages: 2, rows: 4 });
-		const whole = joinCsvPages(await servicePages(sandbox, '/v1/reader/exports/portfolio?format=csv&page_size=100'));
+		const whole = joinCsvPages(await servicePages(sandbox, '/v1/reader/exports/portfolio?format=csv&page_size=100'), sandbox.dialect.csv);
 		const firstFour = whole.split('\r\n').slice(0, 5).join('\r\n') + '\r\n';
 		expect((await readBinary(item.binary?.data)).toString('utf8')).toBe(firstFour);
 		const nodeRequests = sandbox.control
@@ -238,7 +238,7 @@ describe('Output: File', () => {
 		const [item] = result.output(READER);
 		expect(item.binary?.data.fileName).toBe('expiries.csv');
 		const pages = await servicePages(sandbox, '/v1/reader/exports/expiries?format=csv&page_size=3&window=60');
-		expect((await readBinary(item.binary?.data)).toString('utf8')).toBe(joinCsvPages(pages));
+		expect((await readBinary(item.binary?.data)).toString('utf8')).toBe(joinCsvPages(pages, sandbox.dialect.csv));
 	});
 });
 

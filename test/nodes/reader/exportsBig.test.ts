@@ -60,7 +60,7 @@ it('gives one CSV file identical to the 100 pages joined, the header row once', 
 
 	const pages = await servicePages(sandbox, `/v1/reader/exports/portfolio?format=csv&page_size=${PAGE_SIZE}`);
 	expect(pages).toHaveLength(PAGES);
-	const expected = Buffer.from(joinCsvPages(pages), 'utf8');
+	const expected = Buffer.from(joinCsvPages(pages, sandbox.dialect.csv), 'utf8');
 	const file = await readBinary(item.binary?.data);
 	expect(file.length).toBe(expected.length);
 	expect(file.equals(expected)).toBe(true);

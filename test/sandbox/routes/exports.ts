@@ -72,17 +72,19 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 
 	res.writeHead(200, headers);
 	if (format === 'csv') {
-		// Every page starts with the header row, so each page is a CSV file on its own.
+		// The default dialect starts every page with the header row, so each page is a CSV file on its own.
+		const format = sandbox.dialect.csv;
 		const columns = sandbox.dialect.csvColumns(spec.columns);
 		const order = columns.map((column) => spec.columns.indexOf(column));
 		const cells = (row: Record<string, unknown>) => {
 			const values = spec.csv(row);
 			return order.map((index) => values[index]);
 		};
-		await writeChunk(res, csvLine(columns));
+		const header = position.page === 1 || format.headerEveryPage ? csvLine(columns, format) : '';
+		await writeChunk(res, (format.bom ? '\uFEFF' : '') + header);
 		for (let i = position.offset; i < end; i += rowsPerChunk) {
 			let chunk = '';
-			for (let j = i; j < Math.min(end, i + rowsPerChunk); j++) chunk += csvLine(cells(rows[j]));
+			for (let j = i; j < Math.min(end, i + rowsPerChunk); j++) chunk += csvLine(cells(rows[j]), format);
 			await writeChunk(res, chunk);
 		}
 	} else {
