@@ -44,8 +44,9 @@ export interface SandboxOptions {
 	/**
 	 * The choices made where the spec says "not shown": `default` (README, Assumptions) or `alt`.
 	 * Default: SANDBOX_DIALECT from the environment (so whole suites run on either), else `default`.
+	 * Or a whole Dialect, e.g. one drawn by a property test.
 	 */
-	dialect?: DialectName;
+	dialect?: DialectName | Dialect;
 }
 
 export interface Sandbox {
@@ -94,7 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	if ((options.seed ?? 'demo') === 'demo') seedDemo(state);
 	if (options.portfolioRows) seedPortfolioRows(state, options.portfolioRows);
 
-	const dialect = dialectNamed(options.dialect ?? dialectFromEnvironment());
+	const dialect = typeof options.dialect === 'object' ? options.dialect : dialectNamed(options.dialect ?? dialectFromEnvironment());
 	const timeScale = options.timeScale ?? 1;
 	if (!(timeScale > 0)) throw new Error(`timeScale must be a positive number; got ${timeScale}.`);
 	const deliveries = new DeliveryManager({
