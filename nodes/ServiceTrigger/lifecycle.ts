@@ -8,7 +8,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getServiceSettings, headerValue, serviceRequest } from '../shared/transport/serviceRequest';
 import { pathSegmentProblem } from '../shared/validation';
-import { endpointListed, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
+import { isRecord } from '../shared/answerShape';
+import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
 import { forgetEndpoint, storedEndpoints, storeEndpoint } from './staticData';
 import { sealSecret, unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret';
@@ -68,24 +69,28 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	if (settings.webhookSigningSecret) return true;
 
 	const staticData = this.getWorkflowStaticData('node');
-	// A previous endpoint for this URL whose secret is lost (token changed) or which the Service no
-	// longer lists: remove it so the Service does not keep sending what can no longer be verified.
+	// Every endpoint for this URL is this trigger's (the URL is this workflow's own): one whose secret
+	// is lost (token changed, static data lost, an earlier attempt that failed) can no longer be
+	// verified, so it goes before a new one is made. Retried activations therefore never multiply them.
 	const previous = storedEndpoints(staticData)[url];
 	if (previous?.id) await removeEndpoint.call(this, previous.id);
+	await removeEndpointsAt.call(this, url);
 
 	const answer = await serviceRequest.call(this, { method: 'POST', path: ENDPOINTS_PATH, body: { url } });
 	const created = readCreatedEndpoint(answer.body);
+	// Nothing left behind: an endpoint whose secret cannot be kept is deleted before the error.
+	const removeCreated = async () => (created.id ? await removeEndpoint.call(this, created.id) : await removeEndpointsAt.call(this, url));
 	if (!created.secret) {
-		if (created.id) await removeEndpoint.call(this, created.id);
+		await removeCreated();
+		const fields = isRecord(answer.body) ? Object.keys(answer.body).join(', ') : typeof answer.body;
 		throw new NodeOperationError(this.getNode(), 'The Service registered the webhook but returned no signing secret', {
-			description:
-				'The secret is shown only once, when the endpoint is created, and without it no delivery can be verified, so the endpoint was removed again. Check that the access token belongs to a reader admin, then activate the workflow again.',
+			description: `The secret is shown only once, when the endpoint is created, and without it no delivery can be verified, so the endpoint was removed again. No field of its answer (${fields}) held a secret at any depth. Check that the access token belongs to a reader admin, then activate the workflow again.`,
 		});
 	}
 	try {
 		decodeSigningSecret(created.secret, settings.signingKeyEncoding);
 	} catch (error) {
-		if (created.id) await removeEndpoint.call(this, created.id);
+		await removeCreated();
 		// SigningSecretError messages never contain the secret; anything else gets no detail.
 		const words = error instanceof SigningSecretError ? error.message : 'The secret could not be decoded.';
 		throw new NodeOperationError(this.getNode(), 'The signing secret the Service returned cannot be decoded', {
@@ -111,6 +116,27 @@ export async function deleteEndpoint(this: IHookFunctions): Promise<boolean> {
 		forgetEndpoint(staticData, url);
 	}
 	return true;
+}
+
+/**
+ * Deletes every endpoint the Service lists at `url`. The listing is not in the spec: where the
+ * Service has none (404/405) or it cannot be read, only the stored endpoint is known, and that is said.
+ */
+async function removeEndpointsAt(this: IHookFunctions, url: string): Promise<void> {
+	let ids: string[] | undefined;
+	try {
+		const listing = await serviceRequest.call(this, { method: 'GET', path: ENDPOINTS_PATH }, { allowStatuses: [404, 405], maxAttempts: 2 });
+		ids = listing.statusCode < 300 ? endpointsAt(listing.body, url) : undefined;
+	} catch (error) {
+		this.logger.warn(`Service Trigger: could not list the webhook endpoints at the Service (${(error as Error).message}).`);
+	}
+	if (ids === undefined) {
+		this.logger.info(
+			'Service Trigger: the Service does not list webhook endpoints, so an endpoint for this URL that n8n no longer knows (from lost workflow data) cannot be found; remove it in the Service if deliveries are refused.',
+		);
+		return;
+	}
+	for (const id of ids) await removeEndpoint.call(this, id);
 }
 
 /**

@@ -10,13 +10,63 @@ export function isRecord(value: unknown): value is Fields {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** The list in an answer: the body itself, a list under one of `names`, or the one array-valued property. */
-export function findList(body: unknown, names: readonly string[]): unknown[] | undefined {
+/** How deep in an answer a list or a value is looked for (wrappers, envelopes). */
+const MAX_DEPTH = 4;
+/** Keys of an object that is a list keyed by id or type, e.g. {"ledger_high": {...}, "share_revoked": {...}}. */
+const LIST_KEY = /^[A-Za-z0-9_.:@-]{1,200}$/;
+
+/**
+ * The list in an answer: the body itself, a list under one of `names`, the one array-valued
+ * property, the same inside a wrapper object (`{"data": {...}}`, `{"anything": {...}}`), or, when
+ * `keyName` is given, an object whose values are all objects: a list keyed by id or type, each item
+ * then holding its key under `keyName` (unless it names it itself).
+ */
+export function findList(body: unknown, names: readonly string[], keyName?: string, depth = 0): unknown[] | undefined {
 	if (Array.isArray(body)) return body;
-	if (!isRecord(body)) return undefined;
+	if (!isRecord(body) || depth > MAX_DEPTH) return undefined;
 	for (const name of names) if (Array.isArray(body[name])) return body[name] as unknown[];
 	const arrays = Object.values(body).filter((value) => Array.isArray(value));
-	return arrays.length === 1 ? (arrays[0] as unknown[]) : undefined;
+	if (arrays.length === 1) return arrays[0] as unknown[];
+	if (arrays.length > 1) return undefined;
+	const entries = Object.entries(body);
+	for (const name of names) {
+		const inner = isRecord(body[name]) ? findList(body[name], names, keyName, depth + 1) : undefined;
+		if (inner) return inner;
+	}
+	if (entries.length === 1 && isRecord(entries[0][1])) {
+		const inner = findList(entries[0][1], names, keyName, depth + 1);
+		if (inner) return inner;
+	}
+	if (keyName !== undefined && entries.length > 0 && entries.every(([key, value]) => LIST_KEY.test(key) && isRecord(value))) {
+		return entries.map(([key, value]) => ({ [keyName]: key, ...(value as Fields) }));
+	}
+	return undefined;
+}
+
+/**
+ * The record at any depth of an answer (breadth first, so the outermost wins) that holds one of
+ * `names` as text or a number.
+ */
+export function findRecordWith(body: unknown, names: readonly string[]): Fields | undefined {
+	let level: Fields[] = isRecord(body) ? [body] : [];
+	for (let depth = 0; depth <= MAX_DEPTH && level.length > 0; depth++) {
+		for (const record of level) if (findId(record, names) !== undefined) return record;
+		level = level.flatMap((record) => Object.values(record).filter(isRecord));
+	}
+	return undefined;
+}
+
+/** The first string at any depth of an answer (breadth first) that `test` accepts. */
+export function findStringDeep(body: unknown, test: (value: string) => boolean): string | undefined {
+	let level: Fields[] = isRecord(body) ? [body] : [];
+	for (let depth = 0; depth <= MAX_DEPTH && level.length > 0; depth++) {
+		for (const record of level) {
+			const found = Object.values(record).find((value): value is string => typeof value === 'string' && test(value));
+			if (found !== undefined) return found;
+		}
+		level = level.flatMap((record) => Object.values(record).filter(isRecord));
+	}
+	return undefined;
 }
 
 /**

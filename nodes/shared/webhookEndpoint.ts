@@ -2,7 +2,7 @@
  * Reading the Service's webhook endpoint answers and checking the URL n8n registers
  * (README Assumptions: "Webhook endpoint creation", "Webhook endpoint listing"). Pure: no n8n types.
  */
-import { findId, findList, isRecord } from './answerShape';
+import { findId, findList, findRecordWith, findStringDeep, isRecord } from './answerShape';
 import { httpsUrlProblem } from './validation';
 
 export interface CreatedEndpoint {
@@ -15,15 +15,16 @@ const ID_NAMES = ['id', 'endpoint_id', 'endpointId', 'webhook_id', 'webhookId', 
 const SECRET_NAMES = ['secret', 'signing_secret', 'signingSecret', 'webhook_secret', 'secret_key', 'key'];
 
 /**
- * `{id, url, secret, created_at}`, or the same under other conventional names, possibly wrapped
- * (`{"data": {...}}`, `{"endpoint": {...}}`); a string starting `whsec_` is a secret wherever it is.
+ * `{id, url, secret, created_at}`, or the same under other conventional names, at any depth of the
+ * answer (`{"data": {...}}`, `{"webhook": {"endpoint": {...}}}`); the id is taken from the record
+ * holding the secret when it has one; a string starting `whsec_` is a secret wherever it is.
  */
 export function readCreatedEndpoint(body: unknown): CreatedEndpoint {
 	if (!isRecord(body)) return {};
-	const wrapped = [body.data, body.endpoint, body.webhook].find(isRecord);
-	const record = wrapped && findId(body, SECRET_NAMES) === undefined ? { ...body, ...wrapped } : body;
-	const prefixed = Object.values(record).find((value): value is string => typeof value === 'string' && value.startsWith('whsec_'));
-	return { id: findId(record, ID_NAMES), secret: findId(record, SECRET_NAMES) ?? prefixed };
+	const holder = findRecordWith(body, SECRET_NAMES);
+	const secret = holder ? findId(holder, SECRET_NAMES) : findStringDeep(body, (value) => value.startsWith('whsec_'));
+	const idHolder = (holder && findId(holder, ID_NAMES) !== undefined ? holder : undefined) ?? findRecordWith(body, ID_NAMES);
+	return { id: idHolder ? findId(idHolder, ID_NAMES) : undefined, secret };
 }
 
 /**
@@ -53,4 +54,15 @@ export function endpointListed(body: unknown, id: string, url: string): 'present
 	// Same id pointing elsewhere is not the endpoint this node registered.
 	const listedUrl = findId(entry, ['url', 'target', 'target_url', 'targetUrl', 'endpoint']);
 	return listedUrl !== undefined && listedUrl !== url ? 'absent' : 'present';
+}
+
+/** The ids of the endpoints a listing answer shows at `url` (those a node registered for that URL). */
+export function endpointsAt(body: unknown, url: string): string[] | undefined {
+	const list = findList(body, ['data', 'items', 'results', 'endpoints', 'webhooks'], 'id');
+	if (!list) return undefined;
+	return list
+		.filter(isRecord)
+		.filter((item) => findId(item, ['url', 'target', 'target_url', 'targetUrl', 'endpoint']) === url)
+		.map((item) => findId(item, ID_NAMES))
+		.filter((id): id is string => id !== undefined);
 }

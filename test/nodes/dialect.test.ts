@@ -7,7 +7,9 @@ import { dialogFields } from '../sandbox/credential';
 
 // Both nodes against a Service that chose differently wherever the spec says "not shown" (the
 // sandbox's alt dialect): other names for lists, row reasons, catalogue entries, created endpoints
-// and errors; other cursor, page-size and format parameters; a hex secret and base64 signatures.
+// and errors; a catalogue keyed by event type, the created endpoint one level deeper, a passkey
+// asked with 401; other cursor, page-size and format parameters; a hex secret and base64 signatures
+// with t in milliseconds.
 // What can be found by name or shape works as it is; the rest needs the credential's overrides.
 // 86400: a delivery to an address nobody serves gives up within seconds, not 24 hours.
 const setup = useTriggerSetup({ sandbox: { dialect: 'alt', pageSize: 4, timeScale: 86_400 } });
@@ -42,13 +44,14 @@ describe('Service Reader on the alt dialect', () => {
 		});
 	});
 
-	test('Webhook Get Catalogue reads the list under its own name, with the entries whole', async () => {
+	test('Webhook Get Catalogue reads an object keyed by event type under its own name: one item per type, the key kept, the entries whole', async () => {
 		const result = await run({ resource: 'webhook', operation: 'getCatalogue' });
 
 		expect(result.error(READER)).toBeUndefined();
 		const entries = result.output(READER).map((item) => item.json);
-		expect(entries.map((entry) => entry.type)).toContain('ledger_low');
-		expect(entries[0]).toEqual({ type: expect.any(String), summary: expect.any(String), example: expect.any(Object) });
+		expect(entries.map((entry) => entry.event_type)).toContain('ledger_low');
+		expect(entries.map((entry) => entry.event_type)).toContain('share_revoked');
+		expect(entries[0]).toEqual({ event_type: expect.any(String), summary: expect.any(String), example: expect.any(Object) });
 	});
 
 	test('Audit Pack Get: a 404 whose words never say "share" is settled by the record route', async () => {
@@ -94,9 +97,12 @@ describe('Service Reader on the alt dialect', () => {
 		const result = await run({ resource: 'webhook', operation: 'createEndpoint', url: 'https://hooks.buyer.example/alt' });
 
 		const [item] = result.output(READER).map((entry) => entry.json);
-		expect(item.webhook).toMatchObject({ target: 'https://hooks.buyer.example/alt', secret_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
-		expect(item.secret_notice).toEqual(expect.any(String));
-		setup.sandbox.control.removeWebhookEndpoint((item.webhook as IDataObject).uuid as string);
+		// One level deeper than the alt names themselves: {"result": {"webhook": {...}}}, passed on whole.
+		const endpoint = (item.result as IDataObject).webhook as IDataObject;
+		expect(endpoint).toMatchObject({ target: 'https://hooks.buyer.example/alt', secret_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
+		// The id and the secret also under the README's names.
+		expect(item).toMatchObject({ id: endpoint.uuid, secret: endpoint.secret_key, secret_notice: expect.any(String) });
+		setup.sandbox.control.removeWebhookEndpoint(endpoint.uuid as string);
 	});
 });
 
@@ -114,7 +120,7 @@ describe('Service Trigger on the alt dialect', () => {
 
 		const alert = setup.sandbox.control.emit('share_revoked', { organisation: 'KE-1001' });
 		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
-		expect(delivery.attempts.map((attempt) => attempt.status)).toEqual([200]);
+		expect(delivery.attempts.map((attempt) => attempt.status ?? attempt.error)).toEqual([200]);
 		await setup.receiver.drained();
 		expect(setup.receiver.executions.flatMap((execution) => execution.items.map((item) => item.json.alert_id))).toContain(alert.alertId);
 

@@ -1,9 +1,16 @@
 import fc from 'fast-check';
+import type { INodeParameters } from 'n8n-workflow';
 import { parse } from 'csv-parse/sync';
 
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
 import { runs } from '../property/fc';
+import { ServiceTrigger } from '../../nodes/ServiceTrigger/ServiceTrigger.node';
+import { TriggerHarness } from '../harness/triggerHarness';
+import type { AnswerShapes } from '../sandbox/answerShapes';
+import { serviceApi } from '../sandbox/credential';
 import type { CsvFormat } from '../sandbox/csv';
+import { eventCatalogue } from '../sandbox/events';
+import { fileItem } from './reader/helpers';
 import { altDialect, defaultDialect, type Dialect } from '../sandbox/dialect';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials, servicePages } from './reader/exportHelpers';
@@ -24,17 +31,26 @@ const csvFormat: fc.Arbitrary<CsvFormat> = fc.record({
 	quoteAll: fc.boolean(),
 });
 
+const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
+	catalogue: fc.constantFrom<AnswerShapes['catalogue']>('list', 'keyed'),
+	endpointNesting: fc.integer({ min: 0, max: 3 }),
+	importAs: fc.constantFrom<AnswerShapes['importAs']>('json', 'csv'),
+	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403),
+});
+
 const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
 		base: fc.constantFrom(defaultDialect, altDialect),
 		csv: csvFormat,
+		answers: answerShapes,
 		reversedColumns: fc.boolean(),
 		timestampUnit: fc.constantFrom<Dialect['timestampUnit']>('seconds', 'milliseconds'),
 		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
 	})
-	.map(({ base, csv, reversedColumns, timestampUnit, signatureSeparator }) => ({
+	.map(({ base, csv, answers, reversedColumns, timestampUnit, signatureSeparator }) => ({
 		...base,
 		csv,
+		answers,
 		csvColumns: (columns: readonly string[]) => (reversedColumns ? [...columns].reverse() : columns),
 		timestampUnit,
 		signatureSeparator,
@@ -88,6 +104,68 @@ describe('the Service Reader on generated Service dialects', () => {
 				}
 			}),
 			runs(50),
+		);
+	}, 300_000);
+
+	test('catalogue, create endpoint, import, SSO and trigger activation read every answer shape, and leave no endpoint behind', async () => {
+		await fc.assert(
+			fc.asyncProperty(dialect, async (drawn) => {
+				const sandbox = await startSandbox({ dialect: drawn });
+				try {
+					trustCa(sandbox.ca);
+					const credentials = { serviceApi: serviceApi(sandbox) };
+					const reader = async (parameters: INodeParameters, inputItems?: Parameters<typeof runWorkflow>[1]['inputItems']) =>
+						await runWorkflow(readerWorkflow(parameters), { credentials, inputItems });
+
+					// The catalogue: one item per event type, whatever its shape.
+					const catalogue = await reader({ resource: 'webhook', operation: 'getCatalogue' });
+					const types = catalogue.output(READER).map((item) => item.json.event_type ?? item.json.type);
+					expect(types).toEqual(expect.arrayContaining(eventCatalogue.map((event) => event.event_type)));
+
+					// Create Endpoint: the one-time secret found at any depth.
+					const url = 'https://hooks.buyer.example/dialect';
+					const created = await reader({ resource: 'webhook', operation: 'createEndpoint', url });
+					const endpoint = sandbox.control.webhookEndpoints().find((e) => e.url === url)!;
+					expect(created.output(READER).map((item) => [item.json.id, item.json.secret])).toEqual([[endpoint.id, endpoint.secret]]);
+					sandbox.control.removeWebhookEndpoint(endpoint.id);
+
+					// Import: every row answered, as JSON or as CSV.
+					const csv = 'company_name,registration_number,work_email,reader_reference\r\nGood Dialect Ltd,GB81000001,buyer@gooddialect.example,D1\r\nBad Dialect Ltd,GB81000002,not-an-email,D2\r\n';
+					const imported = await reader({ resource: 'invitation', operation: 'import', source: 'binaryFile' }, [
+						fileItem(Buffer.from(csv), 'invitations.csv', 'text/csv'),
+					]);
+					expect(imported.error(READER)).toBeUndefined();
+					expect(imported.output(READER).map((item) => [item.json.row, item.json.ok])).toEqual([
+						[1, true],
+						[2, false],
+					]);
+
+					// SSO without a passkey: said as a passkey problem, never as a rejected token.
+					const sso = await reader({
+						resource: 'sso',
+						operation: 'setConfiguration',
+						providerType: 'OIDC',
+						emailDomains: { domain: [{ name: 'buyer.example' }] },
+						groupRoleMapping: { mapping: [{ group: 'procurement', role: 'reader_analyst' }] },
+					});
+					expect(sso.error(READER)?.message).toMatch(/passkey|Passkey/);
+					expect(sso.error(READER)?.message).not.toMatch(/rejected the access token/);
+
+					// Trigger: one endpoint for its URL, also when its stored state is lost and it activates again.
+					const harness = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials, publicUrl: 'https://n8n.buyer.example' });
+					const mine = () => sandbox.control.webhookEndpoints().filter((e) => e.url === harness.webhookUrl());
+					await harness.activate();
+					expect(mine()).toHaveLength(1);
+					const forgetful = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials, publicUrl: 'https://n8n.buyer.example' });
+					await forgetful.activate();
+					expect(mine()).toHaveLength(1);
+					await forgetful.deactivate();
+					expect(mine()).toEqual([]);
+				} finally {
+					await sandbox.close();
+				}
+			}),
+			runs(30),
 		);
 	}, 300_000);
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
+import { defaultAnswerShapes, type AnswerShapes } from './answerShapes';
 import { defaultCsvFormat, type CsvFormat } from './csv';
 
 /**
@@ -29,6 +30,8 @@ export interface Dialect {
 	csvColumns(columns: readonly string[]): readonly string[];
 	/** Whether the code of a 404 for a company that does not share says so (the spec names no codes). */
 	saysNotShared: boolean;
+	/** How answers are shaped beyond their names (answerShapes.ts). */
+	answers: AnswerShapes;
 	/** The code and words of an error, as this dialect puts them. */
 	errorWords(code: string, message: string): { code: string; message: string };
 	/** The body of an error answer. */
@@ -47,6 +50,7 @@ export const defaultDialect: Dialect = {
 	timestampUnit: 'seconds',
 	signatureSeparator: ',',
 	csv: defaultCsvFormat,
+	answers: defaultAnswerShapes,
 	csvColumns: (columns) => columns,
 	saysNotShared: true,
 	errorWords: (code, message) => ({ code, message }),
@@ -69,6 +73,8 @@ export const altDialect: Dialect = {
 	signatureSeparator: '; ',
 	// Semicolons, as spreadsheets write them where the decimal mark is a comma; the header row once.
 	csv: { delimiter: ';', headerEveryPage: false, lineEnd: '\r\n', bom: true, quoteAll: false },
+	// The catalogue keyed by event type, the created endpoint one level deeper, a passkey asked with 401.
+	answers: { catalogue: 'keyed', endpointNesting: 1, importAs: 'json', passkeyStatus: 401 },
 	csvColumns: (columns) => [...columns].reverse(),
 	saysNotShared: false,
 	errorWords(code, message) {

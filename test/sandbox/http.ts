@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { defaultDialect, type Dialect } from './dialect';
+import { shapeAnswer } from './answerShapes';
 
 /** An error answered as `{"error": {"code", "message"}}` with the given status. */
 export class HttpError extends Error {
@@ -39,7 +40,7 @@ const answerWording = new WeakMap<ServerResponse, { dialect: Dialect; method: st
 
 /** Answers on `res` are worded in `dialect` (error bodies, and JSON answers of the Service's routes). */
 export function wordAnswers(res: ServerResponse, dialect: Dialect, method: string, path: string): void {
-	if (dialect.name !== 'default' && !path.startsWith('/__control/')) answerWording.set(res, { dialect, method, path });
+	if (!path.startsWith('/__control/')) answerWording.set(res, { dialect, method, path });
 }
 
 /** A route fault's answer is what the test wrote, in every dialect. */
@@ -50,8 +51,10 @@ export function answerLiterally(res: ServerResponse): void {
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
 	const wording = answerWording.get(res);
 	const worded = wording && status < 400 ? wording.dialect.answer(wording.method, wording.path, value) : value;
-	const body = Buffer.from(JSON.stringify(worded), 'utf8');
-	res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, ...headers });
+	const shaped = wording && status < 400 ? shapeAnswer(wording.dialect.answers, wording.method, wording.path, worded) : { json: worded };
+	const [body, type] =
+		'csv' in shaped ? [Buffer.from(shaped.csv, 'utf8'), 'text/csv; charset=utf-8'] : [Buffer.from(JSON.stringify(shaped.json), 'utf8'), 'application/json; charset=utf-8'];
+	res.writeHead(status, { 'Content-Type': type, 'Content-Length': body.length, ...headers });
 	res.end(body);
 }
 

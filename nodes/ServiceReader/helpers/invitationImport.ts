@@ -7,6 +7,7 @@
 import { parse } from 'csv-parse/sync';
 
 import { findId, findList, findText, isRecord, sampleOf } from '../../shared/answerShape';
+import { CsvPages } from './csv';
 
 export const IMPORT_COLUMNS = ['company_name', 'registration_number', 'work_email', 'reader_reference'] as const;
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
@@ -116,7 +117,12 @@ const ACCEPTED = /^(ok|accepted|invited|sent|created|valid|success)$/i;
 const REFUSED = /^(refused|rejected|invalid|error|failed|declined|skipped)$/i;
 
 function rowOk(record: Record<string, unknown>): boolean | undefined {
-	for (const name of ROW_OK) if (typeof record[name] === 'boolean') return record[name] as boolean;
+	for (const name of ROW_OK) {
+		const value = record[name];
+		if (typeof value === 'boolean') return value;
+		// CSV has no booleans.
+		if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+	}
 	for (const name of ROW_STATUS) {
 		const value = record[name];
 		if (typeof value === 'string' && ACCEPTED.test(value.trim())) return true;
@@ -131,6 +137,12 @@ function rowNumber(record: Record<string, unknown>): number | undefined {
 		if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return value;
 	}
 	return undefined;
+}
+
+/** The rows of an import answer sent as CSV; its empty cells are left out, as JSON would leave them out. */
+function csvAnswerRows(text: string): Array<Record<string, string>> {
+	const rows = new CsvPages({ delimiter: 'auto', headerRepeat: 'auto' }).rows(text);
+	return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== '')));
 }
 
 export class ImportAnswerError extends Error {
@@ -148,7 +160,8 @@ export class ImportAnswerError extends Error {
  * a row sent got no answer, so a refused or lost row is never dropped silently.
  */
 export function matchImportAnswer(body: unknown, sent: number, countIsLowerBound = false): ImportAnswerRow[] {
-	const list = findList(body, ['rows', 'results', 'checks', 'items', 'data']);
+	// An answer sent as CSV (by its content type) is the same rows, one per line.
+	const list = typeof body === 'string' ? csvAnswerRows(body) : findList(body, ['rows', 'results', 'checks', 'items', 'data'], 'row');
 	if (!list) {
 		throw new ImportAnswerError(
 			`The Service's answer to the import has no list of rows, so the result of each row is unknown. It sent: ${sampleOf(body)}`,
@@ -177,7 +190,9 @@ export function matchImportAnswer(body: unknown, sent: number, countIsLowerBound
 	// A loop, not Math.max(...rows): spreading hundreds of thousands of rows overflows the stack.
 	let highest = sent;
 	for (const row of byRow.keys()) if (row > highest) highest = row;
-	const expected = countIsLowerBound ? highest : sent;
+	// A file read only in part may hold more rows than counted, but not more than were answered:
+	// a made-up row number beyond that is reported, never counted up to.
+	const expected = countIsLowerBound ? Math.max(sent, Math.min(highest, sent + byRow.size)) : sent;
 	const missing: number[] = [];
 	for (let row = 1; row <= expected; row++) if (!byRow.has(row)) missing.push(row);
 	const extra = [...byRow.keys()].filter((row) => row > expected);

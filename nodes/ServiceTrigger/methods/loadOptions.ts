@@ -16,7 +16,7 @@ export async function getEvents(this: ILoadOptionsFunctions): Promise<INodePrope
 			{ method: 'GET', path: '/v1/reader/webhooks/catalogue' },
 			{ maxAttempts: 2 },
 		);
-		catalogue = listFromBody(answer.body);
+		catalogue = listFromBody(answer.body, 'event_type');
 	} catch (error) {
 		this.logger.warn(
 			`Service Trigger: could not load the event catalogue (${(error as Error).message}); offering the event types named in the specification.`,

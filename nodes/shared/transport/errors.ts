@@ -35,9 +35,22 @@ export function readErrorBody(body: unknown): { code?: string; message?: string 
 }
 
 /** Words for a failed answer. `attempts` is how many tries were made (for 429 and 5xx). */
-export function describeServiceError(status: number, body: unknown, attempts = 1): ServiceErrorWords {
+export function describeServiceError(status: number, body: unknown, attempts = 1, challenge?: string): ServiceErrorWords {
 	const { code, message } = readErrorBody(body);
 	const said = message ? ` The Service said: "${message}"` : '';
+	// A 401 is about the token only when its challenge is Bearer (or absent): a passkey or other
+	// scheme asks for something the token cannot give.
+	const scheme = challenge?.trim().split(/[\s,]/)[0] ?? '';
+	if (status === 401 && scheme !== '' && scheme.toLowerCase() !== 'bearer') {
+		const shown = challenge!.trim().length > 200 ? `${challenge!.trim().slice(0, 200)}…` : challenge!.trim();
+		return {
+			code,
+			message: `The Service asks for ${scheme} authentication for this request (401), not an access token`,
+			description: `It answered "WWW-Authenticate: ${shown}": the access token was not what it refused. ${
+				/passkey|webauthn/i.test(scheme) ? 'Sensitive actions need a recent passkey confirmation: ask a reader admin to confirm their passkey in the Service, then run this node again soon after.' : 'This request needs a kind of sign-in the node cannot give; do it in the Service.'
+			}${said}`,
+		};
+	}
 	if (status === 401) {
 		return {
 			code,

@@ -119,7 +119,7 @@ export async function serviceRequest<T = unknown>(
 		const ok = statusCode >= 200 && statusCode < 300;
 		if (ok || allowStatuses.includes(statusCode)) {
 			const read = ok
-				? await readAnswerBody(answer.body, call.response, settings)
+				? await readAnswerBody(answer.body, call.response, settings, headerValue(answer.headers, 'content-type'))
 				: await readErrorText(answer.body, settings).then((body) => ({ body }), readFailure);
 			if ('problem' in read) throw fail(read.problem.message, read.problem.description, {}, statusCode);
 			return { ...answer, body: read.body } as ServiceAnswer<T>;
@@ -133,7 +133,7 @@ export async function serviceRequest<T = unknown>(
 			continue;
 		}
 		const errorBody = await readErrorText(answer.body, settings).catch(() => Buffer.alloc(0));
-		const words = describeServiceError(statusCode, errorBody, attempt + 1);
+		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''));
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code ?? null } as JsonObject, {
 			message: words.message,
 			description: `${words.description} (${call.method} ${call.path})`,
@@ -178,7 +178,12 @@ async function send(
 type BodyRead = { body: unknown } | { problem: { message: string; description: string } };
 
 /** The body of a 2xx answer as the call asked for it, or why it could not be read. */
-async function readAnswerBody(body: unknown, kind: ServiceCall['response'], settings: ServiceSettings): Promise<BodyRead> {
+async function readAnswerBody(
+	body: unknown,
+	kind: ServiceCall['response'],
+	settings: ServiceSettings,
+	contentType = '',
+): Promise<BodyRead> {
 	if (kind === 'stream') return { body: guardedStream(body, settings.requestTimeoutMs) };
 	let bytes: Buffer;
 	try {
@@ -192,14 +197,33 @@ async function readAnswerBody(body: unknown, kind: ServiceCall['response'], sett
 	try {
 		return { body: JSON.parse(text) };
 	} catch {
+		// Read by its content type: CSV is an answer too (the caller reads it as rows); only markup or
+		// an unnamed format suggests the Base URL reaches something other than the Service.
+		if (CSV_TYPE.test(contentType)) return { body: text };
+		const type = contentType.split(';')[0].trim();
+		if (JSON_TYPE.test(contentType)) {
+			return {
+				problem: {
+					message: 'The Service answered with malformed JSON',
+					description: `Its answer says it is ${type} but does not parse as JSON: "${trimmed(text)}". Nothing was passed on; this is a fault on the Service's side.`,
+				},
+			};
+		}
 		return {
 			problem: {
-				message: 'The Service answered with something that is not JSON',
-				description: `It sent: "${trimmed(text)}". Nothing was passed on. Check that the Base URL points at the Service itself, not at a login page or proxy.`,
+				message: `The Service answered with something that is not JSON${type ? ` (${type})` : ''}`,
+				description: `It sent: "${trimmed(text)}". Nothing was passed on. ${
+					/html/i.test(contentType) || text.trimStart().startsWith('<')
+						? 'Check that the Base URL points at the Service itself, not at a login page or proxy.'
+						: 'The node reads JSON and CSV answers only.'
+				}`,
 			},
 		};
 	}
 }
+
+const CSV_TYPE = /^\s*(text\/csv|application\/csv|text\/comma-separated-values)\b/i;
+const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\b/i;
 
 function readFailure(error: unknown): BodyRead {
 	if (error instanceof BodyReadError) {

@@ -213,7 +213,7 @@ describe('what the Service says never carries the token', () => {
 
 describe('Create Endpoint: a 2xx without a usable secret is an error, not an item', () => {
 	test.each([
-		['not JSON', 'text/html', '<html>Welcome</html>', /^The Service answered with something that is not JSON$/, 'It sent: "<html>Welcome</html>"'],
+		['not JSON', 'text/html', '<html>Welcome</html>', /^The Service answered with something that is not JSON \(text\/html\)$/, 'It sent: "<html>Welcome</html>"'],
 		['no secret', 'application/json', '{"id":"wh_9","url":"https://hooks.buyer.example/x"}', /^The Service created the endpoint but returned no signing secret$/, 'the fields id, url'],
 	])('%s', async (_, contentType, body, message, description) => {
 		sandbox.control.failRoute({ path: '/v1/reader/webhooks', method: 'POST', mode: 'answer', status: 201, contentType, body });

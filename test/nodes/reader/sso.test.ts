@@ -29,18 +29,27 @@ const sentBody = {
 };
 
 describe('SSO > Set Configuration', () => {
-	it('without a recent passkey: the Service refuses (403) and the node says a reader admin must confirm one', async () => {
+	// A Service may refuse with 403 and a code, or ask for the passkey as a 401 challenge (WWW-Authenticate: Passkey).
+	const asked = () => sandbox.dialect.answers.passkeyStatus;
+	const passkeyMessage = () =>
+		asked() === 401
+			? 'The Service asks for Passkey authentication for this request (401), not an access token'
+			: 'Setting single sign-on needs a recent passkey confirmation (403)';
+
+	it('without a recent passkey: the Service refuses and the node says a reader admin must confirm one (never "access token rejected")', async () => {
 		const result = await runReader(sandbox, good);
 		const error = result.error(READER)!;
-		expect(error.message).toBe('Setting single sign-on needs a recent passkey confirmation (403)');
+		expect(error.message).toBe(passkeyMessage());
+		const said =
+			'The Service said: "Setting single sign-on needs a recent passkey: a reader admin must confirm their passkey (within the last 5 minutes), then retry." (PUT /v1/reader/sso)';
 		expect(error.description).toBe(
-			'Ask a reader admin to confirm their passkey in the Service, then run this node again soon after. The Service said: '
-				+ '"Setting single sign-on needs a recent passkey: a reader admin must confirm their passkey (within the last 5 minutes), then retry." '
-				+ '(PUT /v1/reader/sso)',
+			asked() === 401
+				? `It answered "WWW-Authenticate: Passkey realm="service", max_age=300": the access token was not what it refused. Sensitive actions need a recent passkey confirmation: ask a reader admin to confirm their passkey in the Service, then run this node again soon after. ${said}`
+				: `Ask a reader admin to confirm their passkey in the Service, then run this node again soon after. ${said}`,
 		);
 		expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(0);
 		expect(sandbox.control.requests().map((r) => [r.method, r.path, r.reader, r.status])).toEqual([
-			['PUT', '/v1/reader/sso', 'reader', 403],
+			['PUT', '/v1/reader/sso', 'reader', asked()],
 		]);
 		expect(sandbox.control.sso()).toBeUndefined();
 	});
@@ -48,7 +57,7 @@ describe('SSO > Set Configuration', () => {
 	it('a passkey confirmed too long ago is still refused', async () => {
 		sandbox.control.confirmPasskey({ minutesAgo: 6 });
 		const result = await runReader(sandbox, good);
-		expect(result.error(READER)?.message).toBe('Setting single sign-on needs a recent passkey confirmation (403)');
+		expect(result.error(READER)?.message).toBe(passkeyMessage());
 		expect(sandbox.control.sso()).toBeUndefined();
 	});
 

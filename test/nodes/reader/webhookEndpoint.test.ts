@@ -1,5 +1,6 @@
 import { useSandbox } from '../../sandbox/useSandbox';
 import { READER, runReader } from './helpers';
+import { shapeAnswer } from '../../sandbox/answerShapes';
 
 const sandbox = useSandbox();
 
@@ -16,7 +17,8 @@ describe('Webhook > Create Endpoint', () => {
 		const endpoint = endpoints[endpoints.length - 1];
 		expect(endpoint.url).toBe(url);
 		// Every field the Service sent, as its dialect words them, with the id and secret under the README's names.
-		const said = sandbox.dialect.answer('POST', '/v1/reader/webhooks', { id: endpoint.id, url, secret: endpoint.secret, created_at: endpoint.created_at });
+		const worded = sandbox.dialect.answer('POST', '/v1/reader/webhooks', { id: endpoint.id, url, secret: endpoint.secret, created_at: endpoint.created_at });
+		const said = (shapeAnswer(sandbox.dialect.answers, 'POST', '/v1/reader/webhooks', worded) as { json: unknown }).json;
 		expect(result.output(READER)).toEqual([
 			{
 				json: { ...(said as object), id: endpoint.id, secret: endpoint.secret, secret_notice: SECRET_NOTICE },

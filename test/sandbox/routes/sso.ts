@@ -12,8 +12,12 @@ export const ssoRoutes: Route[] = [
 			const confirmedAt = reader.passkeyConfirmedAt;
 			const windowMs = sandbox.passkeyWindowMinutes * 60_000;
 			if (confirmedAt === undefined || sandbox.state.clock() - confirmedAt > windowMs) {
-				throw new HttpError(403, 'passkey_required',
-					`Setting single sign-on needs a recent passkey: a reader admin must confirm their passkey (within the last ${sandbox.passkeyWindowMinutes} minutes), then retry.`);
+				const words = `Setting single sign-on needs a recent passkey: a reader admin must confirm their passkey (within the last ${sandbox.passkeyWindowMinutes} minutes), then retry.`;
+				// A Service may ask for the passkey as an authentication challenge instead of a 403.
+				if (sandbox.dialect.answers.passkeyStatus === 401) {
+					throw new HttpError(401, 'passkey_required', words, { 'WWW-Authenticate': 'Passkey realm="service", max_age=300' });
+				}
+				throw new HttpError(403, 'passkey_required', words);
 			}
 			const { config, problems } = checkSsoConfig(jsonObject(ctx.body));
 			if (!config) throw new HttpError(422, 'invalid_sso', problems.join(' '));

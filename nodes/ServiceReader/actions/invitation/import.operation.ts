@@ -129,7 +129,10 @@ function answeredRows(
 	try {
 		return matchImportAnswer(body, sent, countIsLowerBound);
 	} catch (error) {
-		const problem = error instanceof ImportAnswerError ? error : new ImportAnswerError(String(error));
+		const problem =
+			error instanceof ImportAnswerError
+				? error
+				: new ImportAnswerError(`The Service's answer could not be read as rows: ${error instanceof Error ? error.message : String(error)}`);
 		throw new NodeApiError(this.getNode(), { rows: sent } as JsonObject, {
 			message: 'The Service did not answer every row of the import',
 			description: problem.message,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeApiError } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
-import { httpsUrlProblem } from '../../../shared/validation';
+import { httpsUrlProblem, pathSegmentProblem } from '../../../shared/validation';
 import { readCreatedEndpoint } from '../../../shared/webhookEndpoint';
 import { inputProblem } from '../../helpers/itemInput';
 
@@ -50,9 +50,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!created.secret) {
 		const body = answer.body;
 		const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+		// Nothing left behind: an endpoint nobody can verify deliveries of is deleted again where its id is known.
+		const removed = created.id !== undefined && (await removeEndpoint.call(this, created.id, itemIndex));
+		const cleanup = removed
+			? `The endpoint (${created.id}) was deleted again`
+			: `Delete the endpoint${created.id ? ` ${created.id}` : ''} in the Service (it could not be deleted over the API)`;
 		throw new NodeApiError(this.getNode(), { fields } as JsonObject, {
 			message: 'The Service created the endpoint but returned no signing secret',
-			description: `Its answer had ${fields.length ? `the fields ${fields.join(', ')}` : 'no fields'}, none holding the secret, which is shown only once: without it no delivery to ${(url as string).trim()} can be verified. Delete the endpoint in the Service, check that the access token belongs to a reader admin, and create it again.`,
+			description: `Its answer had ${fields.length ? `the fields ${fields.join(', ')}` : 'no fields'}, none holding the secret at any depth; the secret is shown only once, and without it no delivery to ${(url as string).trim()} can be verified. ${cleanup}; check that the access token belongs to a reader admin, and create it again.`,
 			itemIndex,
 		});
 	}
@@ -62,4 +67,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (said.id === undefined && created.id !== undefined) named.id = created.id;
 	if (said.secret === undefined) named.secret = created.secret;
 	return [{ json: { ...said, ...named, secret_notice: SECRET_NOTICE } }];
+}
+
+/** DELETE /v1/reader/webhooks/{id} (not in the spec: 404 and 405 mean it cannot be done). Whether it was deleted. */
+async function removeEndpoint(this: IExecuteFunctions, id: string, itemIndex: number): Promise<boolean> {
+	if (pathSegmentProblem('The webhook endpoint id', id)) return false;
+	try {
+		const answer = await serviceRequest.call(
+			this,
+			{ method: 'DELETE', path: `/v1/reader/webhooks/${encodeURIComponent(id)}` },
+			{ itemIndex, allowStatuses: [404, 405], maxAttempts: 2 },
+		);
+		return answer.statusCode < 300;
+	} catch {
+		return false;
+	}
 }

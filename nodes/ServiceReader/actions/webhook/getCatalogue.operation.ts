@@ -12,5 +12,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{ method: 'GET', path: '/v1/reader/webhooks/catalogue' },
 		{ itemIndex },
 	);
-	return listFromBody(answer.body).map((entry) => ({ json: entry as IDataObject }));
+	return listFromBody(answer.body, 'event_type').map((entry) => ({ json: entry as IDataObject }));
 }
