@@ -95,7 +95,7 @@ export function readServiceEvent(rawBody: Buffer): EventReading {
 	};
 }
 
-/** Where a catalogue entry names its event type (README, Assumptions: Catalogue). */
+/** Where a catalogue entry names its event type (docs/service-choices.md: Catalogue). */
 const EVENT_TYPE_NAMES = ['event_type', 'type', 'name', 'event', 'id'];
 
 /**

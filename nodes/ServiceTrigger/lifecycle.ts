@@ -47,7 +47,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		return false;
 	}
 
-	// Listing is not in the spec (README Assumptions): 404/405 mean "cannot ask", so the stored state stands.
+	// Listing is not in the spec (docs/service-choices.md): 404/405 mean "cannot ask", so the stored state stands.
 	const listing = await serviceRequest.call(this, { method: 'GET', path: ENDPOINTS_PATH }, { allowStatuses: [404, 405] });
 	if (listing.statusCode >= 300) return true;
 	const listed = endpointListed(listing.body, stored.id, url);

@@ -1,6 +1,6 @@
 /**
  * Reading the Service's webhook endpoint answers and checking the URL n8n registers
- * (README Assumptions: "Webhook endpoint creation", "Webhook endpoint listing"). Pure: no n8n types.
+ * (docs/service-choices.md: "Webhook endpoint creation", "Webhook endpoint listing"). Pure: no n8n types.
  */
 import { findId, findList, findRecordWith, findStringDeep, isRecord } from './answerShape';
 import { httpsUrlProblem } from './validation';
@@ -10,7 +10,7 @@ export interface CreatedEndpoint {
 	secret?: string;
 }
 
-/** Where a created endpoint's answer may hold its id and its secret (README, Assumptions). */
+/** Where a created endpoint's answer may hold its id and its secret (docs/service-choices.md). */
 const ID_NAMES = ['id', 'endpoint_id', 'endpointId', 'webhook_id', 'webhookId', 'uuid'];
 const SECRET_NAMES = ['secret', 'signing_secret', 'signingSecret', 'webhook_secret', 'secret_key', 'key'];
 

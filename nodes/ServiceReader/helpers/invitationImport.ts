@@ -1,6 +1,6 @@
 /**
  * Invitation import: building the CSV from mapped values, counting the rows of a file, and reading
- * the Service's per-row answer (README, Assumptions: Invitation import). Pure: no n8n types.
+ * the Service's per-row answer (docs/service-choices.md: Invitation import). Pure: no n8n types.
  * Checking the rows (names, emails, duplicates) and the formula guard are the Service's business;
  * here the CSV is only quoted correctly, and every row sent must come back answered.
  */
@@ -107,7 +107,7 @@ export interface ImportAnswerRow {
 	said: Record<string, unknown>;
 }
 
-/** Where the Service may put each part of a row's answer (README, Assumptions: Invitation import). */
+/** Where the Service may put each part of a row's answer (docs/service-choices.md: Invitation import). */
 const ROW_NUMBER = ['row', 'row_number', 'rowNumber', 'line', 'line_number'];
 const ROW_OK = ['ok', 'accepted', 'valid', 'success'];
 const ROW_STATUS = ['status', 'result', 'outcome'];

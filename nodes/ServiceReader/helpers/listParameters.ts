@@ -64,7 +64,7 @@ export function readListParameters(this: IExecuteFunctions, spec: ListExportSpec
 		if (!['all', '30', '60', '90'].includes(window)) {
 			throw problem('Window', window, 'Choose All Windows or 30, 60 or 90 days.');
 		}
-		// All windows: the parameter is left out (README, Assumptions).
+		// All windows: the parameter is left out (docs/service-choices.md).
 		if (window !== 'all') query.window = window;
 	}
 

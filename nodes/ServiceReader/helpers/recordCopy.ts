@@ -1,6 +1,6 @@
 /**
  * Checks a locally held copy of a signed record against the Service's verification answer
- * (README, Assumptions: Verification). Pure: no n8n types; node's crypto only.
+ * (docs/service-choices.md: Verification). Pure: no n8n types; node's crypto only.
  * Both checks run on the exact bytes: a copy that was re-serialised or re-encoded fails, which is
  * the point, since the signature covers the file as published.
  */

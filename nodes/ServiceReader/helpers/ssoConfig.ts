@@ -1,6 +1,6 @@
 /**
- * Checks a single sign-on configuration before it is sent with PUT /v1/reader/sso (README,
- * Assumptions: SSO). Pure: no n8n types. Every problem is named, so the user can fix them all at once.
+ * Checks a single sign-on configuration before it is sent with PUT /v1/reader/sso (docs/service-choices.md:
+ * SSO). Pure: no n8n types. Every problem is named, so the user can fix them all at once.
  * Role names are not shown in the spec, so roles are free text; only emptiness is refused.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Turns a webhook signing secret into the HMAC key bytes. The spec leaves the secret's encoding
- * "not shown"; the README's Assumptions section picks `whsec_` + base64, and the credential's
+ * "not shown"; docs/service-choices.md takes `whsec_` + base64, and the credential's
  * Secret Encoding setting covers Services that differ. Pure: no n8n types.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Turns a Service error answer into words for the user. Pure: no n8n types.
- * Error bodies are assumed to be {"error": {"code", "message"}} (README, Assumptions).
+ * Error bodies are assumed to be {"error": {"code", "message"}} (docs/service-choices.md).
  */
 import { findId, isRecord } from '../answerShape';
 

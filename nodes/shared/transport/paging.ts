@@ -4,7 +4,7 @@
  *
  * Paging rule (spec section 4): while a further page exists the answer carries
  * X-Service-Next-Cursor; sending that value back (in the query parameter named in the credential,
- * README Assumptions) fetches the next page.
+ * docs/service-choices.md) fetches the next page.
  */
 
 export interface PagingOptions {

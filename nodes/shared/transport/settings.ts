@@ -1,6 +1,6 @@
 /**
  * Reads the Service API credential into the settings the nodes use, with the documented
- * defaults for what the spec leaves "not shown" (README, Assumptions). Pure: no n8n types.
+ * defaults for what the spec leaves "not shown" (docs/service-choices.md). Pure: no n8n types.
  */
 import { advancedSettings } from './advancedSettings';
 
