@@ -59,7 +59,7 @@ export type RouteFault = {
 	/** An error (or, with status 200, an answer) whose text quotes the bearer token it received. */
 	| { mode: 'echoToken'; status: number }
 	/** A literal answer. */
-	| { mode: 'answer'; status: number; contentType: string; body: string }
+	| { mode: 'answer'; status: number; contentType: string; body: string; headers?: Record<string, string> }
 );
 
 export class RouteFaults {

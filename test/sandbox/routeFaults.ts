@@ -49,7 +49,7 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 			return;
 		}
 		case 'answer':
-			res.writeHead(fault.status, { 'Content-Type': fault.contentType });
+			res.writeHead(fault.status, { 'Content-Type': fault.contentType, ...fault.headers });
 			res.end(fault.body);
 			return;
 	}

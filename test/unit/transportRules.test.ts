@@ -118,6 +118,7 @@ describe('credential settings', () => {
 				maxPages: 100_000,
 				redact: expect.any(Function),
 				redactBytes: expect.any(Function),
+				redactValue: expect.any(Function),
 			},
 		});
 	});

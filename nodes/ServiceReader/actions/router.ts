@@ -1,6 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { getServiceSettings } from '../../shared/transport/serviceRequest';
+import type { ServiceSettings } from '../../shared/transport/settings';
 import { resources } from './resources';
 
 /** Dispatches on resource and operation; adds pairedItem and honours continueOnFail for every item. */
@@ -16,14 +18,23 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	if (operation.batch?.applies.call(this)) return [await operation.batch.execute.call(this)];
+	const redact = await tokenRedaction.call(this);
+	if (operation.batch?.applies.call(this)) {
+		try {
+			return [(await operation.batch.execute.call(this)).map((item) => redactItem(item, redact))];
+		} catch (error) {
+			redactError(error, redact);
+			throw asNodeError(this, error, 0);
+		}
+	}
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			const results = await operation.execute.call(this, itemIndex);
-			for (const result of results) output.push({ ...result, pairedItem: { item: itemIndex } });
+			for (const result of results) output.push(redactItem({ ...result, pairedItem: { item: itemIndex } }, redact));
 		} catch (error) {
+			redactError(error, redact);
 			if (this.continueOnFail()) {
 				output.push({
 					json: { error: error.message, ...(error.description ? { description: error.description } : {}) },
@@ -36,6 +47,38 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	}
 	return [output];
+}
+
+/**
+ * The last line of defence for the access token: whatever an operation built from the Service's
+ * answers (a cursor quoted in an error, a record's parsed fields, a file name) is redacted once more
+ * on its way out. Files themselves stay byte for byte.
+ */
+async function tokenRedaction(this: IExecuteFunctions): Promise<Redaction> {
+	try {
+		const { redact, redactValue } = await getServiceSettings.call(this);
+		return { redact, redactValue };
+	} catch {
+		// An unusable credential sends nothing, so nothing can come back with the token.
+		return { redact: (text) => text, redactValue: (value) => value };
+	}
+}
+
+type Redaction = Pick<ServiceSettings, 'redact' | 'redactValue'>;
+
+function redactItem(item: INodeExecutionData, { redact, redactValue }: Redaction): INodeExecutionData {
+	const out = { ...item, json: redactValue(item.json) as IDataObject };
+	if (item.binary) {
+		out.binary = Object.fromEntries(
+			Object.entries(item.binary).map(([name, binary]) => [name, binary.fileName ? { ...binary, fileName: redact(binary.fileName) } : binary]),
+		);
+	}
+	return out;
+}
+
+function redactError(error: { message?: unknown; description?: unknown }, { redact }: Redaction): void {
+	if (typeof error?.message === 'string') error.message = redact(error.message);
+	if (typeof error?.description === 'string') error.description = redact(error.description);
 }
 
 /** Keeps n8n's own errors (with their item index) and wraps anything else so the item is named. */

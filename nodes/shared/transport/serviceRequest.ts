@@ -78,8 +78,8 @@ export async function serviceRequest<T = unknown>(
 	const idempotent = call.method === 'GET' || call.method === 'PUT' || call.method === 'DELETE';
 	const fail = (message: string, description: string, extra: JsonObject = {}, httpCode?: number) =>
 		new NodeApiError(this.getNode(), { ...extra, ...(httpCode ? { status: httpCode } : {}) } as JsonObject, {
-			message,
-			description: `${description} (${call.method} ${call.path})`,
+			message: settings.redact(message),
+			description: settings.redact(`${description} (${call.method} ${call.path})`),
 			httpCode: httpCode === undefined ? undefined : String(httpCode),
 			itemIndex,
 		});
@@ -134,9 +134,10 @@ export async function serviceRequest<T = unknown>(
 		}
 		const errorBody = await readErrorText(answer.body, settings).catch(() => Buffer.alloc(0));
 		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''));
-		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code ?? null } as JsonObject, {
-			message: words.message,
-			description: `${words.description} (${call.method} ${call.path})`,
+		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
+			// The words are decoded from the body: redacted here, whatever escapes the body used.
+			message: settings.redact(words.message),
+			description: settings.redact(`${words.description} (${call.method} ${call.path})`),
 			httpCode: String(statusCode),
 			itemIndex,
 		});
@@ -195,7 +196,8 @@ async function readAnswerBody(
 	const text = settings.redact(bytes.toString('utf8'));
 	if (text.trim() === '') return { body: {} };
 	try {
-		return { body: JSON.parse(text) };
+		// Redacted again after parsing: a token \u-escaped in a JSON string is only whole once decoded.
+		return { body: settings.redactValue(JSON.parse(text)) };
 	} catch {
 		// Read by its content type: CSV is an answer too (the caller reads it as rows); only markup or
 		// an unnamed format suggests the Base URL reaches something other than the Service.

@@ -33,6 +33,8 @@ export interface ServiceSettings {
 	redact: (text: string) => string;
 	/** The same for UTF-8 bytes (CSV pages); the bytes themselves when the token is not in them. */
 	redactBytes: (bytes: Buffer) => Buffer;
+	/** Every string (and key) of a parsed answer, at any depth. */
+	redactValue: (value: unknown) => unknown;
 }
 
 // The credential stores names: a tab typed into a text field would not survive.
@@ -88,14 +90,30 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 
 /**
  * Replaces the access token in text the Service sent back. A token shorter than 8 characters is
- * not a real token and would blank out ordinary words, so it is left alone.
+ * not a real token and would blank out ordinary words, so it is left alone. The token counts in the
+ * forms a Service would echo it in: as typed, and URL-encoded (in a cursor or a link). Text is
+ * redacted after it is decoded (JSON strings after parsing), so no escape form gets through.
  */
-export function tokenRedactors(token: string): Pick<ServiceSettings, 'redact' | 'redactBytes'> {
+export function tokenRedactors(token: string): Pick<ServiceSettings, 'redact' | 'redactBytes' | 'redactValue'> {
 	const secret = token.trim();
-	if (secret.length < 8) return { redact: (text) => text, redactBytes: (bytes) => bytes };
-	const redact = (text: string) => (text.includes(secret) ? text.split(secret).join('***') : text);
+	if (secret.length < 8) return { redact: (text) => text, redactBytes: (bytes) => bytes, redactValue: (value) => value };
+	const forms = [...new Set([secret, encodeURIComponent(secret)])];
+	const redact = (text: string) => {
+		let out = text;
+		for (const form of forms) if (out.includes(form)) out = out.split(form).join('***');
+		return out;
+	};
+	const redactValue = (value: unknown): unknown => {
+		if (typeof value === 'string') return redact(value);
+		if (Array.isArray(value)) return value.map(redactValue);
+		if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
+		const out: Record<string, unknown> = {};
+		for (const [key, inner] of Object.entries(value)) out[redact(key)] = redactValue(inner);
+		return out;
+	};
 	return {
 		redact,
-		redactBytes: (bytes) => (bytes.includes(secret) ? Buffer.from(redact(bytes.toString('utf8')), 'utf8') : bytes),
+		redactBytes: (bytes) => (forms.some((form) => bytes.includes(form)) ? Buffer.from(redact(bytes.toString('utf8')), 'utf8') : bytes),
+		redactValue,
 	};
 }

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { headerValue } from '../../../shared/transport/serviceRequest';
+import { getServiceSettings, headerValue } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
@@ -60,7 +60,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!result.shared) return [result.item];
 
 	const headers = result.answer.headers;
-	const fileName = fileNameFromContentDisposition(headerValue(headers, 'content-disposition')) ?? packId;
+	const fileName = fileNameFromContentDisposition(headerValue(headers, 'content-disposition'), (await getServiceSettings.call(this, itemIndex)).redact) ?? packId;
 	// Streamed into n8n's binary data: a pack of any size never sits in memory whole.
 	const body = result.answer.body as Parameters<typeof this.helpers.prepareBinaryData>[0];
 	let binary;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { headerValue } from '../../../shared/transport/serviceRequest';
+import { getServiceSettings, headerValue } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
@@ -54,7 +54,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as IDataObject) : { record: parsed as IDataObject };
 	const ks = typeof json.ks === 'string' ? json.ks : undefined;
 	const fileName =
-		fileNameFromContentDisposition(headerValue(result.answer.headers, 'content-disposition')) ?? `${ks ?? ke}.json`;
+		fileNameFromContentDisposition(headerValue(result.answer.headers, 'content-disposition'), (await getServiceSettings.call(this, itemIndex)).redact) ?? `${ks ?? ke}.json`;
 	const mimeType = headerValue(result.answer.headers, 'content-type') ?? 'application/json';
 	const binary = await this.helpers.prepareBinaryData(bytes, fileName, mimeType);
 	return [{ json, binary: { [fieldName]: binary } }];

@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import type { INodeParameters } from 'n8n-workflow';
+
+import { READER, readerWorkflow, runWorkflow } from '../harness';
+import { runs } from '../property/fc';
+import { useSandbox } from '../sandbox/useSandbox';
+import { serviceCredentials } from './reader/exportHelpers';
+
+/**
+ * The access token, sent back by a hostile Service at a random place of a random answer in a random
+ * encoding, never reaches an output item, an error or a file name (README: Where the token goes).
+ * Files stay byte for byte: only what the node builds from them is redacted.
+ */
+
+// '/' and '+' so PHP's '\/' and URL-encoding change it.
+const TOKEN = 'svc_reader_Zk9/p+Q2xR7wLm4T';
+const sandbox = useSandbox({ tokens: { reader: TOKEN } });
+
+/** The token inside a JSON string literal, each character as itself, as \uXXXX, or '/' as '\/'. */
+const escapedToken = fc.array(fc.constantFrom('raw', 'unicode', 'solidus'), { minLength: TOKEN.length, maxLength: TOKEN.length }).map((ways) =>
+	[...TOKEN]
+		.map((ch, i) => {
+			if (ways[i] === 'unicode') return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+			if (ways[i] === 'solidus' && ch === '/') return '\\/';
+			return ch;
+		})
+		.join(''),
+);
+
+const around = fc.tuple(fc.stringMatching(/^[A-Za-z ]{0,8}$/), fc.stringMatching(/^[A-Za-z ]{0,8}$/));
+
+type Placement = 'list value' | 'nested value' | 'key' | 'error message' | 'record field' | 'file name' | 'cursor';
+const placement = fc.constantFrom<Placement>('list value', 'nested value', 'key', 'error message', 'record field', 'file name', 'cursor');
+
+const catalogue: INodeParameters = { resource: 'webhook', operation: 'getCatalogue' };
+const recordGet: INodeParameters = { resource: 'record', operation: 'get', ke: 'KE-1001' };
+const portfolioJson: INodeParameters = { resource: 'portfolio', operation: 'getAll', returnAll: true, format: 'json' };
+
+function hostileAnswer(where: Placement, text: string, cursorToken: string): { parameters: INodeParameters; path: string; fault: Record<string, unknown> } {
+	const json = 'application/json';
+	switch (where) {
+		case 'list value':
+			return { parameters: catalogue, path: '/v1/reader/webhooks/catalogue', fault: { status: 200, contentType: json, body: `{"data":[{"event_type":"ledger_high","description":"${text}"}]}` } };
+		case 'nested value':
+			return { parameters: catalogue, path: '/v1/reader/webhooks/catalogue', fault: { status: 200, contentType: json, body: `{"data":[{"event_type":"x","sample":{"ids":["${text}"]}}]}` } };
+		case 'key':
+			return { parameters: catalogue, path: '/v1/reader/webhooks/catalogue', fault: { status: 200, contentType: json, body: `{"data":[{"event_type":"x","${text}":1}]}` } };
+		case 'error message':
+			return { parameters: catalogue, path: '/v1/reader/webhooks/catalogue', fault: { status: 400, contentType: json, body: `{"error":{"code":"bad","message":"${text}"}}` } };
+		case 'record field':
+			return { parameters: recordGet, path: '/v1/reader/exports/records/KE-1001', fault: { status: 200, contentType: json, body: `{"ks":"KS-1","note":"${text}"}` } };
+		case 'file name':
+			return {
+				parameters: recordGet,
+				path: '/v1/reader/exports/records/KE-1001',
+				fault: { status: 200, contentType: json, body: '{"ks":"KS-1"}', headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(cursorToken)}.json` } },
+			};
+		case 'cursor':
+			// Page 1 hands out a cursor holding the token; page 2 (asked with it) fails, and the error names the cursor.
+			return {
+				parameters: portfolioJson,
+				path: '/v1/reader/exports/portfolio',
+				fault: { status: 200, contentType: json, body: '{"data":[{"ke":"KE-1"}]}', headers: { 'X-Service-Next-Cursor': cursorToken }, times: 1 },
+			};
+	}
+}
+
+describe('the access token never comes back out, whatever the Service wraps it in', () => {
+	afterEach(() => sandbox.control.clearFaults());
+
+	test('not in items, errors or file names, for any placement and escape form', async () => {
+		await fc.assert(
+			fc.asyncProperty(placement, escapedToken, around, async (where, escaped, [before, after]) => {
+				const { parameters, path, fault } = hostileAnswer(where, `${before}${escaped}${after}`, `${before}${TOKEN}${after}`);
+				sandbox.control.clearFaults();
+				sandbox.control.failRoute({ path, mode: 'answer', ...(fault as { status: number; contentType: string; body: string; times?: number }) });
+				const result = await runWorkflow(readerWorkflow(parameters), { credentials: serviceCredentials(sandbox) });
+				const error = result.error(READER);
+				const seen = JSON.stringify({
+					items: result.output(READER).map((item) => ({ json: item.json, files: Object.values(item.binary ?? {}).map((b) => b.fileName) })),
+					error: error && { message: error.message, description: error.description },
+				});
+				expect(seen).not.toContain(TOKEN);
+				expect(seen).not.toContain(encodeURIComponent(TOKEN));
+				// Something came through: the token was redacted, not the whole answer dropped.
+				expect(seen).toMatch(where === 'cursor' ? /\*\*\*|KE-1/ : /\*\*\*/);
+			}),
+			runs(60),
+		);
+	}, 120_000);
+});
