@@ -58,6 +58,8 @@ export type RouteFault = {
 	| { mode: 'endlessCursor' }
 	/** An error (or, with status 200, an answer) whose text quotes the bearer token it received. */
 	| { mode: 'echoToken'; status: number }
+	/** 200 with a JSON body sent one byte every `everyMs` (a Service that never pauses long, and never ends soon). */
+	| { mode: 'drip'; everyMs: number; body: string }
 	/** A literal answer. */
 	| { mode: 'answer'; status: number; contentType: string; body: string; headers?: Record<string, string> }
 );

@@ -48,6 +48,20 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 			sendJson(res, fault.status, body);
 			return;
 		}
+		case 'drip': {
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			let at = 0;
+			const timer = setInterval(() => {
+				if (res.destroyed || at >= fault.body.length) {
+					clearInterval(timer);
+					if (!res.destroyed) res.end();
+					return;
+				}
+				res.write(fault.body[at++]);
+			}, fault.everyMs);
+			res.on('close', () => clearInterval(timer));
+			return;
+		}
 		case 'answer':
 			res.writeHead(fault.status, { 'Content-Type': fault.contentType, ...fault.headers });
 			res.end(fault.body);

@@ -14,7 +14,7 @@ export interface BodyStream extends AsyncIterable<unknown> {
 export class BodyReadError extends Error {
 	constructor(
 		message: string,
-		readonly kind: 'idle' | 'too-large',
+		readonly kind: 'idle' | 'too-large' | 'slow',
 	) {
 		super(message);
 	}
@@ -33,7 +33,7 @@ export function discardBody(body: unknown): void {
  * The chunks of `source`, failing with an idle BodyReadError when the next chunk takes longer than
  * `idleMs`. Only time spent waiting for the Service counts, not the consumer's own work.
  */
-export async function* idleGuarded(source: BodyStream, idleMs: number): AsyncGenerator<Buffer> {
+export async function* idleGuarded(source: BodyStream, idleMs: number, deadline?: { at: number; ms: number }): AsyncGenerator<Buffer> {
 	const iterator = source[Symbol.asyncIterator]();
 	let waitingSince: number | undefined;
 	let finished = false;
@@ -53,6 +53,16 @@ export async function* idleGuarded(source: BodyStream, idleMs: number): AsyncGen
 				const error = new BodyReadError(
 					`the Service sent nothing for ${Math.round(idleMs / 1000)} s in the middle of its answer`,
 					'idle',
+				);
+				giveUp(error);
+				source.destroy(error);
+				return;
+			}
+			// A Service that sends a byte now and then is bounded too: by the whole answer's deadline.
+			if (!finished && deadline !== undefined && Date.now() >= deadline.at) {
+				const error = new BodyReadError(
+					`the Service took longer than ${Math.round(deadline.ms / 1000)} s, the Request Timeout, to send its whole answer`,
+					'slow',
 				);
 				giveUp(error);
 				source.destroy(error);
@@ -81,14 +91,17 @@ export async function* idleGuarded(source: BodyStream, idleMs: number): AsyncGen
 	}
 }
 
-/** The whole body, failing once it grows past `maxBytes` (the rest is not read). */
-export async function readCapped(body: unknown, idleMs: number, maxBytes: number): Promise<Buffer> {
+/**
+ * The whole body, failing once it grows past `maxBytes` (the rest is not read), or when it is not
+ * whole by `deadline` (the request's start plus the Request Timeout).
+ */
+export async function readCapped(body: unknown, idleMs: number, maxBytes: number, deadline?: { at: number; ms: number }): Promise<Buffer> {
 	if (Buffer.isBuffer(body)) return body;
 	if (typeof body === 'string') return Buffer.from(body);
 	if (!isStream(body)) return Buffer.alloc(0);
 	const chunks: Buffer[] = [];
 	let size = 0;
-	for await (const chunk of idleGuarded(body, idleMs)) {
+	for await (const chunk of idleGuarded(body, idleMs, deadline)) {
 		size += chunk.length;
 		if (size > maxBytes) throw tooLarge(maxBytes);
 		chunks.push(chunk);

@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { BodyReadError, discardBody, idleGuarded, isStream, readCapped } from './body';
 import { describeServiceError } from './errors';
-import { isRetryableStatus, retryDelayMs } from './retry';
+import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
 
@@ -50,6 +50,8 @@ export interface ServiceCallOptions {
 
 const CREDENTIAL = 'serviceApi';
 const DEFAULT_ATTEMPTS = 4;
+/** All the waiting between attempts of one request, Retry-After included: 60 s. */
+export const RETRY_WAIT_BUDGET_MS = 60_000;
 const ERROR_BODY_BYTES = 1024 * 1024;
 
 /** Reads the credential's settings, failing with a clear NodeOperationError when unusable. */
@@ -84,9 +86,13 @@ export async function serviceRequest<T = unknown>(
 			itemIndex,
 		});
 
+	// Every wait between attempts, Retry-After included, comes out of one budget per call.
+	let waitedMs = 0;
 	for (let attempt = 0; ; attempt++) {
 		const isLastAttempt = attempt + 1 >= maxAttempts;
 		let answer: ServiceAnswer<unknown>;
+		// From connect to the last byte of an answer read into memory (streamed files: per pause).
+		const deadline = { at: Date.now() + settings.requestTimeoutMs, ms: settings.requestTimeoutMs };
 		try {
 			answer = await send.call(this, settings, call);
 		} catch (error) {
@@ -99,8 +105,10 @@ export async function serviceRequest<T = unknown>(
 					{ timeout: true },
 				);
 			}
-			if (idempotent && !isLastAttempt) {
-				await sleep(retryDelayMs(attempt, undefined, Date.now()));
+			const delay = retryDelayMs(attempt, undefined, Date.now());
+			if (idempotent && !isLastAttempt && waitedMs + delay <= RETRY_WAIT_BUDGET_MS) {
+				waitedMs += delay;
+				await sleep(delay);
 				continue;
 			}
 			throw connectionError.call(this, error, call, attempt + 1, itemIndex);
@@ -119,8 +127,8 @@ export async function serviceRequest<T = unknown>(
 		const ok = statusCode >= 200 && statusCode < 300;
 		if (ok || allowStatuses.includes(statusCode)) {
 			const read = ok
-				? await readAnswerBody(answer.body, call.response, settings, headerValue(answer.headers, 'content-type'))
-				: await readErrorText(answer.body, settings).then((body) => ({ body }), readFailure);
+				? await readAnswerBody(answer.body, call.response, settings, headerValue(answer.headers, 'content-type'), deadline)
+				: await readErrorText(answer.body, settings, deadline).then((body) => ({ body }), readFailure);
 			if ('problem' in read) throw fail(read.problem.message, read.problem.description, {}, statusCode);
 			return { ...answer, body: read.body } as ServiceAnswer<T>;
 		}
@@ -128,11 +136,27 @@ export async function serviceRequest<T = unknown>(
 		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
 		const retryable = idempotent ? isRetryableStatus(statusCode) : statusCode === 429;
 		if (retryable && !isLastAttempt) {
-			discardBody(answer.body);
-			await sleep(retryDelayMs(attempt, headerValue(answer.headers, 'retry-after'), Date.now()));
-			continue;
+			const retryAfter = headerValue(answer.headers, 'retry-after');
+			const askedMs = parseRetryAfterMs(retryAfter, Date.now());
+			const delay = retryDelayMs(attempt, retryAfter, Date.now());
+			// What the Service asked for counts, not the capped delay: retrying sooner than asked is pointless.
+			if (waitedMs + (askedMs ?? delay) <= RETRY_WAIT_BUDGET_MS) {
+				discardBody(answer.body);
+				waitedMs += delay;
+				await sleep(delay);
+				continue;
+			}
+			if (askedMs !== undefined) {
+				discardBody(answer.body);
+				throw fail(
+					`The Service asked to wait ${seconds(askedMs)} before trying again (${statusCode}, Retry-After)`,
+					`That is more than the ${seconds(RETRY_WAIT_BUDGET_MS - waitedMs)} left of the ${seconds(RETRY_WAIT_BUDGET_MS)} this node waits in all for one request, so it was not sent again. Run the node again after that time.`,
+					{ retryAfterSeconds: Math.ceil(askedMs / 1000) },
+					statusCode,
+				);
+			}
 		}
-		const errorBody = await readErrorText(answer.body, settings).catch(() => Buffer.alloc(0));
+		const errorBody = await readErrorText(answer.body, settings, deadline).catch(() => Buffer.alloc(0));
 		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''));
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
 			// The words are decoded from the body: redacted here, whatever escapes the body used.
@@ -183,12 +207,13 @@ async function readAnswerBody(
 	body: unknown,
 	kind: ServiceCall['response'],
 	settings: ServiceSettings,
-	contentType = '',
+	contentType: string | undefined,
+	deadline: { at: number; ms: number },
 ): Promise<BodyRead> {
 	if (kind === 'stream') return { body: guardedStream(body, settings.requestTimeoutMs) };
 	let bytes: Buffer;
 	try {
-		bytes = await readCapped(body, settings.requestTimeoutMs, settings.maxResponseBytes);
+		bytes = await readCapped(body, settings.requestTimeoutMs, settings.maxResponseBytes, deadline);
 	} catch (error) {
 		return readFailure(error);
 	}
@@ -201,9 +226,9 @@ async function readAnswerBody(
 	} catch {
 		// Read by its content type: CSV is an answer too (the caller reads it as rows); only markup or
 		// an unnamed format suggests the Base URL reaches something other than the Service.
-		if (CSV_TYPE.test(contentType)) return { body: text };
-		const type = contentType.split(';')[0].trim();
-		if (JSON_TYPE.test(contentType)) {
+		const type = (contentType ?? '').split(';')[0].trim();
+		if (CSV_TYPE.test(type)) return { body: text };
+		if (JSON_TYPE.test(type)) {
 			return {
 				problem: {
 					message: 'The Service answered with malformed JSON',
@@ -215,7 +240,7 @@ async function readAnswerBody(
 			problem: {
 				message: `The Service answered with something that is not JSON${type ? ` (${type})` : ''}`,
 				description: `It sent: "${trimmed(text)}". Nothing was passed on. ${
-					/html/i.test(contentType) || text.trimStart().startsWith('<')
+					/html/i.test(type) || text.trimStart().startsWith('<')
 						? 'Check that the Base URL points at the Service itself, not at a login page or proxy.'
 						: 'The node reads JSON and CSV answers only.'
 				}`,
@@ -240,8 +265,8 @@ function readFailure(error: unknown): BodyRead {
 }
 
 /** An error body, capped well below the answer cap (only its words are shown), token removed. */
-async function readErrorText(body: unknown, settings: ServiceSettings): Promise<Buffer> {
-	const bytes = await readCapped(body, settings.requestTimeoutMs, Math.min(settings.maxResponseBytes, ERROR_BODY_BYTES)).catch(
+async function readErrorText(body: unknown, settings: ServiceSettings, deadline?: { at: number; ms: number }): Promise<Buffer> {
+	const bytes = await readCapped(body, settings.requestTimeoutMs, Math.min(settings.maxResponseBytes, ERROR_BODY_BYTES), deadline).catch(
 		(error: unknown) => {
 			if (error instanceof BodyReadError && error.kind === 'too-large') return Buffer.alloc(0);
 			throw error;
@@ -283,9 +308,12 @@ function redirectTarget(headers: Record<string, string | string[] | undefined>, 
 }
 
 function readProblemWords(error: BodyReadError): string {
+	if (error.kind === 'too-large') {
+		return 'Nothing was passed on. If the Service really sends answers this large, raise Max Response Size under Advanced Settings in the Service API credential.';
+	}
 	return error.kind === 'idle'
 		? 'The Service stopped sending part-way, so the answer is incomplete and nothing was passed on. Try again; if the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.'
-		: 'Nothing was passed on. If the Service really sends answers this large, raise Max Response Size under Advanced Settings in the Service API credential.';
+		: 'The answer came too slowly to be complete within the Request Timeout, so nothing was passed on and it is not asked for again. If the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.';
 }
 
 function isTimeout(error: unknown): boolean {

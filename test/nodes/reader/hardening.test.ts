@@ -125,6 +125,35 @@ describe('nothing hangs', () => {
 		expect(Date.now() - started).toBeLessThan(15_000);
 	});
 
+	test('an answer sent a byte at a time, never pausing as long as the Request Timeout, fails once the whole Request Timeout has passed', async () => {
+		// 60 bytes at one every 250 ms would take 15 s; each pause is well under the 1 s timeout.
+		const body = JSON.stringify({ data: [{ event_type: 'ledger_high', description: 'x'.repeat(20) }] });
+		sandbox.control.failRoute({ path: '/v1/reader/webhooks/catalogue', mode: 'drip', everyMs: 250, body });
+		const started = Date.now();
+
+		const result = await run(catalogue, { requestTimeout: 1 });
+
+		const took = Date.now() - started;
+		expect(result.error(READER)?.message).toBe(
+			"The Service's answer could not be read: the Service took longer than 1 s, the Request Timeout, to send its whole answer",
+		);
+		expect(result.error(READER)?.description).toContain('raise Request Timeout under Advanced Settings');
+		expect(received('/v1/reader/webhooks/catalogue')).toBe(1);
+		expect(took).toBeLessThan(5_000);
+	});
+
+	test('a 429 asking to wait longer than the retry budget fails at once, saying how long the Service asked', async () => {
+		sandbox.control.failRoute({ path: '/v1/reader/webhooks/catalogue', mode: 'answer', status: 429, contentType: 'application/json', body: '{}', headers: { 'Retry-After': '120' } });
+		const started = Date.now();
+
+		const result = await run(catalogue);
+
+		expect(result.error(READER)?.message).toBe('The Service asked to wait 120 seconds before trying again (429, Retry-After)');
+		expect(result.error(READER)?.description).toContain('more than the 60 seconds left of the 60 seconds this node waits in all for one request');
+		expect(received('/v1/reader/webhooks/catalogue')).toBe(1);
+		expect(Date.now() - started).toBeLessThan(5_000);
+	});
+
 	test('a streamed CSV file that stops part-way fails the item: no half file is passed on', async () => {
 		sandbox.control.failRoute({ path: '/v1/reader/exports/portfolio', mode: 'stall', contentType: 'text/csv' });
 		const started = Date.now();
