@@ -75,7 +75,16 @@ export class ServiceApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 64,
-			description: 'Largest answer read into memory; larger ones fail the item (CSV files and audit packs are streamed and not limited)',
+			description: 'Largest answer read into memory; larger ones fail the item (CSV files and audit packs are streamed: see Max File Size)',
+		},
+		{
+			displayName: 'Max File Size (MiB)',
+			name: 'maxFileSize',
+			displayOptions: { show: { advancedSettings: [true] } },
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 10240,
+			description: 'Largest file a node writes (a CSV export as one file, an audit pack), counted after decompression; larger ones fail the item',
 		},
 		{
 			displayName: 'Page Size',

@@ -81,6 +81,16 @@ describe('cursorPages', () => {
 		expect(seen).toEqual([['a'], ['a']]);
 	});
 
+	it('catches a loop A, B, A of long cursors, keeping a fixed-size digest per page rather than the cursors', async () => {
+		const cursors = ['A', 'B'].map((letter) => letter.repeat(1_000_000));
+		let call = 0;
+		const fetchPage = async () => ({ content: [call], nextCursor: cursors[call++ % 2] });
+		const run = async () => {
+			for await (const _page of cursorPages(fetchPage, { cursorParameter: 'cursor' })) void _page;
+		};
+		await expect(run()).rejects.toMatchObject({ page: 3, cursor: cursors[0] });
+	});
+
 	it('passes a failing page fetch through to the consumer', async () => {
 		let calls = 0;
 		const fetchPage = async (request: PageRequest) => {

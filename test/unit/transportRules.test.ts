@@ -1,5 +1,5 @@
 import { describeServiceError, readErrorBody } from '../../nodes/shared/transport/errors';
-import { httpsUrlProblem, pathSegmentProblem } from '../../nodes/shared/validation';
+import { httpsUrlProblem, normalisedUrl, pathSegmentProblem } from '../../nodes/shared/validation';
 import { listFromBody } from '../../nodes/shared/listBody';
 import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from '../../nodes/shared/transport/retry';
 import { readServiceSettings } from '../../nodes/shared/transport/settings';
@@ -87,6 +87,23 @@ describe('identifiers in paths', () => {
 		expect(httpsUrlProblem('URL', 'n8n.example.com')).toMatch(/is not a valid URL/);
 		expect(httpsUrlProblem('URL', '')).toMatch(/is empty/);
 	});
+
+	test('a value of the wrong type is named as such, not as empty; an id longer than any id is refused before sending', () => {
+		expect(pathSegmentProblem('KE', 1001)).toBe('KE must be text; got a number. Enter the KE exactly as the Service shows it (an expression may need .toString()).');
+		expect(pathSegmentProblem('KE', { ke: 'KE-1' })).toMatch(/^KE must be text; got an object/);
+		expect(pathSegmentProblem('KE', 'K'.repeat(1_000_000))).toBe(
+			'KE is 1000000 characters long, longer than any identifier (at most 256): check what the field is mapped to.',
+		);
+		expect(httpsUrlProblem('URL', ['https://a.example'])).toMatch(/^URL must be text; got a list/);
+	});
+
+	test('a URL a parser would read differently than it is written is refused; what is sent is the parsed URL', () => {
+		expect(httpsUrlProblem('URL', 'https://hooks.example\\@evil.example/x')).toMatch(/holds a backslash or a control character/);
+		expect(httpsUrlProblem('URL', 'https://hooks.example/x\ty')).toMatch(/holds a backslash or a control character/);
+		expect(httpsUrlProblem('URL', 'https://user:pass@hooks.example/x')).toMatch(/holds a user name or password/);
+		expect(httpsUrlProblem('URL', 'https://hooks.example@evil.example/x')).toMatch(/holds a user name or password/);
+		expect(normalisedUrl(' https://HOOKS.example:443/a/../b?x=1 ')).toBe('https://hooks.example/b?x=1');
+	});
 });
 
 describe('list answers', () => {
@@ -115,6 +132,7 @@ describe('credential settings', () => {
 				webhookSigningSecret: undefined,
 				requestTimeoutMs: 60_000,
 				maxResponseBytes: 64 * 1024 * 1024,
+				maxFileBytes: 10_240 * 1024 * 1024,
 				maxPages: 100_000,
 				redact: expect.any(Function),
 				redactBytes: expect.any(Function),

@@ -58,6 +58,17 @@ export async function exportFile(
 	}
 	if (first.done) throw fail(new Error('The Service answered without a page'));
 
+	// The whole file, every page together, is bounded by Max File Size.
+	let fileBytes = 0;
+	const counted = (chunk: Buffer) => {
+		fileBytes += chunk.length;
+		if (fileBytes > settings.maxFileBytes) {
+			const limit = settings.maxFileBytes >= 1024 * 1024 ? `${+(settings.maxFileBytes / 1024 / 1024).toFixed(2)} MiB` : `${settings.maxFileBytes} bytes`;
+			throw new Error(`The file grew past ${limit}, the Max File Size under Advanced Settings in the Service API credential; raise it if the export really is that large`);
+		}
+		return chunk;
+	};
+
 	async function* csvChunks(firstPage: Page<Readable>): AsyncGenerator<Buffer> {
 		// What the first page's header row shows (cells, delimiter, line end) reads every later page.
 		let first: Pick<CsvPageFilter, 'headerCells' | 'delimiter' | 'lineEnd'> | undefined;
@@ -76,12 +87,12 @@ export async function exportFile(
 				const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 				for await (const chunk of page.content) {
 					const text = filter.push(decoder.decode(chunk as Buffer, { stream: true }));
-					if (text) yield Buffer.from(text, 'utf8');
+					if (text) yield counted(Buffer.from(text, 'utf8'));
 					// Leaving the loop closes the response: the rest of the page is not needed.
 					if (filter.done) break;
 				}
 				const rest = filter.done ? '' : filter.end(decoder.decode());
-				if (rest) yield Buffer.from(rest, 'utf8');
+				if (rest) yield counted(Buffer.from(rest, 'utf8'));
 				first ??= filter;
 				rows += filter.rows;
 				pages++;

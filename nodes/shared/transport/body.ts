@@ -33,7 +33,13 @@ export function discardBody(body: unknown): void {
  * The chunks of `source`, failing with an idle BodyReadError when the next chunk takes longer than
  * `idleMs`. Only time spent waiting for the Service counts, not the consumer's own work.
  */
-export async function* idleGuarded(source: BodyStream, idleMs: number, deadline?: { at: number; ms: number }): AsyncGenerator<Buffer> {
+export async function* idleGuarded(
+	source: BodyStream,
+	idleMs: number,
+	deadline?: { at: number; ms: number },
+	maxBytes?: { bytes: number; what: string },
+): AsyncGenerator<Buffer> {
+	let size = 0;
 	const iterator = source[Symbol.asyncIterator]();
 	let waitingSince: number | undefined;
 	let finished = false;
@@ -83,7 +89,12 @@ export async function* idleGuarded(source: BodyStream, idleMs: number, deadline?
 				done = true;
 				return;
 			}
-			yield Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value as Uint8Array);
+			const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value as Uint8Array);
+			size += chunk.length;
+			if (maxBytes !== undefined && size > maxBytes.bytes) {
+				throw new BodyReadError(`the file is larger than ${formatBytes(maxBytes.bytes)}, the ${maxBytes.what}`, 'too-large');
+			}
+			yield chunk;
 		}
 	} finally {
 		finished = true;

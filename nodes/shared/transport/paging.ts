@@ -7,6 +7,8 @@
  * docs/service-choices.md) fetches the next page.
  */
 
+import { createHash } from 'node:crypto';
+
 export interface PagingOptions {
 	/** Query parameter that carries the cursor back (credential: Cursor Parameter). */
 	cursorParameter: string;
@@ -89,7 +91,10 @@ export async function* cursorPages<T>(
 	options: PagingOptions,
 	{ prefetch = false, discard }: CursorPagesOptions<T> = {},
 ): AsyncGenerator<Page<T>, void, undefined> {
+	// Digests, not the cursors: memory stays at 32 bytes a page however long the Service's cursors are,
+	// and Max Pages bounds the pages (100,000 pages: about 10 MB), while A, B, A is still caught.
 	const usedCursors = new Set<string>();
+	const digest = (cursor: string) => createHash('sha256').update(cursor).digest('base64');
 	const start = (request: PageRequest): { request: PageRequest; pending: Promise<PageAnswer<T>> } => {
 		const pending = fetchPage(request);
 		// Awaited when the consumer asks for the page; until then a failure must not count as unhandled.
@@ -104,8 +109,9 @@ export async function* cursorPages<T>(
 			const answer: PageAnswer<T> = await pending;
 			const cursor: string | undefined =
 				answer.nextCursor === undefined || answer.nextCursor === '' ? undefined : answer.nextCursor;
-			const repeated = cursor !== undefined && usedCursors.has(cursor);
-			if (cursor !== undefined) usedCursors.add(cursor);
+			const seen = cursor === undefined ? undefined : digest(cursor);
+			const repeated = seen !== undefined && usedCursors.has(seen);
+			if (seen !== undefined) usedCursors.add(seen);
 			const capped = cursor !== undefined && !repeated && options.maxPages !== undefined && page >= options.maxPages;
 			const following: PageRequest | undefined =
 				cursor === undefined || repeated || capped ? undefined : { page: page + 1, cursor, qs: pageQuery(options, cursor) };

@@ -210,7 +210,7 @@ async function readAnswerBody(
 	contentType: string | undefined,
 	deadline: { at: number; ms: number },
 ): Promise<BodyRead> {
-	if (kind === 'stream') return { body: guardedStream(body, settings.requestTimeoutMs) };
+	if (kind === 'stream') return { body: guardedStream(body, settings.requestTimeoutMs, settings.maxFileBytes) };
 	let bytes: Buffer;
 	try {
 		bytes = await readCapped(body, settings.requestTimeoutMs, settings.maxResponseBytes, deadline);
@@ -281,10 +281,12 @@ async function readErrorText(body: unknown, settings: ServiceSettings, deadline?
  * The body as a Readable whose pauses are bounded by the Request Timeout, made with the response's
  * own Readable class (node:stream may not be imported) so prepareBinaryData can consume it.
  */
-function guardedStream(body: unknown, idleMs: number): unknown {
+function guardedStream(body: unknown, idleMs: number, maxBytes: number): unknown {
 	if (!isStream(body)) return body;
 	const readableClass = body.constructor as unknown as { from?: (source: AsyncIterable<Buffer>) => unknown };
-	return typeof readableClass.from === 'function' ? readableClass.from(idleGuarded(body, idleMs)) : body;
+	// The bytes as decompressed by n8n's HTTP client: a small gzip answer cannot become an unbounded file.
+	const guarded = idleGuarded(body, idleMs, undefined, { bytes: maxBytes, what: 'Max File Size' });
+	return typeof readableClass.from === 'function' ? readableClass.from(guarded) : body;
 }
 
 /** First value of a response header, case-insensitively. */

@@ -25,8 +25,10 @@ export interface ServiceSettings {
 	webhookSigningSecret?: string;
 	/** Longest wait for a connection, an answer, or the next bytes of a body. */
 	requestTimeoutMs: number;
-	/** Largest JSON or file answer read into memory; streamed files are not capped. */
+	/** Largest JSON or file answer read into memory. */
 	maxResponseBytes: number;
+	/** Largest file streamed into n8n's binary data, after decompression. */
+	maxFileBytes: number;
 	/** Most pages one list follows before failing the item. */
 	maxPages: number;
 	/** Text with the access token replaced by `***`, for anything the Service said. */
@@ -40,7 +42,7 @@ export interface ServiceSettings {
 // The credential stores names: a tab typed into a text field would not survive.
 const CSV_DELIMITERS: Record<string, ServiceSettings['csvDelimiter']> = { comma: ',', semicolon: ';', tab: '\t', pipe: '|' };
 
-export const DEFAULT_LIMITS = { requestTimeoutSeconds: 60, maxResponseMiB: 64, maxPages: 100_000 } as const;
+export const DEFAULT_LIMITS = { requestTimeoutSeconds: 60, maxResponseMiB: 64, maxFileMiB: 10_240, maxPages: 100_000 } as const;
 
 
 /** The settings, or the problem with the credential in words. */
@@ -82,6 +84,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),
 		maxResponseBytes: Math.round(positive(advanced.maxResponseSize, DEFAULT_LIMITS.maxResponseMiB) * 1024 * 1024),
+		maxFileBytes: Math.round(positive(advanced.maxFileSize, DEFAULT_LIMITS.maxFileMiB) * 1024 * 1024),
 		maxPages: Math.floor(positive(advanced.maxPages, DEFAULT_LIMITS.maxPages)),
 		...tokenRedactors(typeof credentials.accessToken === 'string' ? credentials.accessToken : ''),
 	};

@@ -168,6 +168,33 @@ describe('nothing hangs', () => {
 		expect(Date.now() - started).toBeLessThan(15_000);
 	});
 
+	test('a CSV export written as one file fails once the file passes Max File Size, counted as written', async () => {
+		const result = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true, output: 'file' }, { maxFileSize: 0.0005 });
+
+		// One page larger than the limit is stopped as it streams; several smaller ones, by the file's total.
+		expect(`${result.error(READER)?.message} ${result.error(READER)?.description}`).toMatch(/the file is larger than 524 bytes, the Max File Size/);
+		expect(result.output(READER)).toEqual([]);
+	});
+
+	test('pages each under Max File Size fail the item once the file they make passes it', async () => {
+		const paged = { pageSizeParameter: sandbox.dialect.pageSizeParameter, pageSize: 3 };
+		const whole = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true, output: 'file' }, paged);
+		const bytes = whole.output(READER)[0].binary!.data.bytes!;
+
+		const result = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true, output: 'file' }, { ...paged, maxFileSize: (bytes - 1) / 1024 / 1024 });
+
+		expect(result.error(READER)?.description).toContain(`The file grew past ${bytes - 1} bytes, the Max File Size under Advanced Settings in the Service API credential`);
+		expect(result.output(READER)).toEqual([]);
+	});
+
+	test('an audit pack larger than Max File Size fails the item, whatever Content-Length said', async () => {
+		const result = await run({ resource: 'auditPack', operation: 'get', ke: 'KE-1001', packId: 'AP-1001-1' }, { maxFileSize: 0.0001 });
+
+		expect(result.error(READER)?.message).toBe('Audit pack AP-1001-1 could not be downloaded whole: the file is larger than 105 bytes, the Max File Size');
+		expect(result.error(READER)?.description).toContain('raise Max File Size under Advanced Settings');
+		expect(result.output(READER)).toEqual([]);
+	});
+
 	test('an audit pack that stops part-way fails the item', async () => {
 		sandbox.control.failRoute({ path: '/v1/reader/exports/audit-packs/KE-1001/AP-1001-1', mode: 'stall', contentType: 'application/zip' });
 

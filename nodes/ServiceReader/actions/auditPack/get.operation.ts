@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { BodyReadError } from '../../../shared/transport/body';
 import { getServiceSettings, headerValue } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
@@ -67,9 +68,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	try {
 		binary = await this.helpers.prepareBinaryData(body, fileName, headerValue(headers, 'content-type'));
 	} catch (error) {
+		const tooLarge = error instanceof BodyReadError && error.kind === 'too-large';
 		throw new NodeOperationError(this.getNode(), `Audit pack ${packId} could not be downloaded whole: ${(error as Error).message}`, {
 			itemIndex,
-			description: 'No file was passed on. Run the node again; if the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.',
+			description: tooLarge
+				? 'No file was passed on. If the pack really is that large, raise Max File Size under Advanced Settings in the Service API credential.'
+				: 'No file was passed on. Run the node again; if the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.',
 		});
 	}
 	return [

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
+import { kindOf } from '../../../shared/validation';
 import { inputProblem } from '../../helpers/itemInput';
 
 const show = { resource: ['invitation'], operation: ['create'] };
@@ -55,21 +56,26 @@ export const description: INodeProperties[] = [
 
 /** POST /v1/reader/invitations with one invitation; the Service checks it and answers in words. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const text = (name: string, fallback = '') => {
-		const value = this.getNodeParameter(name, itemIndex, fallback) as unknown;
-		return typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-	};
-	const body: IDataObject = {
-		company_name: text('companyName'),
-		registration_number: text('registrationNumber'),
-		work_email: text('workEmail'),
-	};
 	const labels: Record<string, string> = {
 		company_name: 'Company Name',
 		registration_number: 'Registration Number',
 		work_email: 'Work Email',
+		reader_reference: 'Reader Reference',
 	};
-	const empty = Object.keys(labels).filter((key) => body[key] === '');
+	const text = (name: string, field: string) => {
+		const value = this.getNodeParameter(name, itemIndex, '') as unknown;
+		if (typeof value === 'number') return String(value);
+		if (typeof value === 'string') return value.trim();
+		if (value === null || value === undefined) return '';
+		// An expression that gives an object or a list is a mapping mistake, not an empty field.
+		throw inputProblem.call(this, itemIndex, `${labels[field]} must be text; got ${kindOf(value)}: map it to a single text field`);
+	};
+	const body: IDataObject = {
+		company_name: text('companyName', 'company_name'),
+		registration_number: text('registrationNumber', 'registration_number'),
+		work_email: text('workEmail', 'work_email'),
+	};
+	const empty = Object.keys(body).filter((key) => body[key] === '');
 	if (empty.length > 0) {
 		const names = empty.map((key) => labels[key]);
 		throw inputProblem.call(
@@ -78,7 +84,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			`${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} empty: fill ${names.length > 1 ? 'them' : 'it'} in to send the invitation`,
 		);
 	}
-	const reference = text('additionalFields.readerReference');
+	const reference = text('additionalFields.readerReference', 'reader_reference');
 	if (reference !== '') body.reader_reference = reference;
 
 	const answer = await serviceRequest.call(

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeApiError } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
-import { httpsUrlProblem, pathSegmentProblem } from '../../../shared/validation';
+import { httpsUrlProblem, normalisedUrl, pathSegmentProblem } from '../../../shared/validation';
 import { readCreatedEndpoint } from '../../../shared/webhookEndpoint';
 import { inputProblem } from '../../helpers/itemInput';
 
@@ -43,7 +43,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const answer = await serviceRequest.call(
 		this,
-		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: (url as string).trim() } },
+		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: normalisedUrl(url as string) } },
 		{ itemIndex },
 	);
 	const created = readCreatedEndpoint(answer.body);
