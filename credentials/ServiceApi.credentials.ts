@@ -111,7 +111,7 @@ export class ServiceApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 60,
-			description: 'Longest wait for the Service to connect, answer, or send the next part of an answer',
+			description: 'Longest time for one attempt of a request, from connect to the last byte of an answer (a streamed file: longest pause)',
 		},
 		{
 			displayName: 'Secret Encoding',

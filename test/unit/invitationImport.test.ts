@@ -144,6 +144,31 @@ describe('matchImportAnswer', () => {
 		expect(() => matchImportAnswer({ rows: [row(1)] }, 2, true)).toThrow('The Service answered 1 of the 2 rows sent: row 2 got no answer.');
 	});
 
+	it('with a lower-bound count, a made-up row number far beyond the rows is reported, never counted up to', () => {
+		const before = process.memoryUsage().heapUsed;
+		expect(() => matchImportAnswer({ rows: [row(1), row(2), row(20_000_000)] }, 2, true)).toThrow(
+			'The Service answered row 20000000, but only 2 rows were sent.',
+		);
+		// Counting up to row 20,000,000 took 368 MiB; the bound is the rows sent plus the rows answered.
+		expect(process.memoryUsage().heapUsed - before).toBeLessThan(32 * 1024 * 1024);
+	});
+
+	it('reads an answer sent as CSV (text/csv) the same way, its text booleans included', () => {
+		const csv = 'row,ok,check,invitation_id\r\n1,true,Sent.,inv_1\r\n2,false,Not a valid email.,\r\n';
+		expect(matchImportAnswer(csv, 2).map(({ row, ok, check, invitation_id }) => ({ row, ok, check, invitation_id }))).toEqual([
+			{ row: 1, ok: true, check: 'Sent.', invitation_id: 'inv_1' },
+			{ row: 2, ok: false, check: 'Not a valid email.', invitation_id: undefined },
+		]);
+	});
+
+	it('reads an answer keyed by row number, each row keeping its number', () => {
+		const body = { results: { '1': { status: 'accepted', reason: 'Sent.' }, '2': { status: 'rejected', reason: 'Duplicate.' } } };
+		expect(matchImportAnswer(body, 2).map(({ row, ok, check }) => ({ row, ok, check }))).toEqual([
+			{ row: 1, ok: true, check: 'Sent.' },
+			{ row: 2, ok: false, check: 'Duplicate.' },
+		]);
+	});
+
 	it.each([
 		[{}, 'The Service\'s answer to the import has no list of rows, so the result of each row is unknown.'],
 		[null, 'The Service\'s answer to the import has no list of rows, so the result of each row is unknown.'],

@@ -187,12 +187,10 @@ export function matchImportAnswer(body: unknown, sent: number, countIsLowerBound
 			said: entry,
 		});
 	});
-	// A loop, not Math.max(...rows): spreading hundreds of thousands of rows overflows the stack.
-	let highest = sent;
-	for (const row of byRow.keys()) if (row > highest) highest = row;
-	// A file read only in part may hold more rows than counted, but not more than were answered:
-	// a made-up row number beyond that is reported, never counted up to.
-	const expected = countIsLowerBound ? Math.max(sent, Math.min(highest, sent + byRow.size)) : sent;
+	// A file read only in part may hold more rows than counted: the answered rows that follow on from
+	// them count too. A made-up row number beyond that is reported, never counted up to.
+	let expected = sent;
+	if (countIsLowerBound) while (byRow.has(expected + 1)) expected++;
 	const missing: number[] = [];
 	for (let row = 1; row <= expected; row++) if (!byRow.has(row)) missing.push(row);
 	const extra = [...byRow.keys()].filter((row) => row > expected);
