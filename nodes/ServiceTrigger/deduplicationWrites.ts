@@ -21,6 +21,7 @@ interface Batch {
 }
 
 export class DeduplicationWrites {
+	// Not a bounded memory: a trigger's entries go when its queue drains, so they count only writes under way.
 	private readonly writing = new Set<string>();
 	private readonly waiting = new Map<string, Batch>();
 

@@ -11,6 +11,7 @@
  */
 import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
 
+import { BoundedMemory } from './boundedMemory';
 import { deduplicationWrites } from './deduplicationWrites';
 
 /** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
@@ -28,20 +29,21 @@ function deliveryKind(mode: WorkflowExecuteMode): 'test' | 'production' {
 export type CopyState = 'new' | 'in-flight' | 'answered';
 
 /**
- * What this process knows of each trigger's alerts. Maps keep insertion order, so the oldest alert
- * and the least recently used trigger come first: every check and eviction is constant time.
- * Pure: no n8n types, no clock.
+ * What this process knows of each trigger's alerts: the oldest answered alert and the least
+ * recently answered trigger go first, in constant time. Pure: no n8n types, no clock.
  */
 export class ProcessMemory {
-	private readonly answered = new Map<string, Map<string, number>>();
+	private readonly answered: BoundedMemory<BoundedMemory<true>>;
 	private readonly inFlight = new Set<string>();
 
-	constructor(private readonly limits = MEMORY_LIMITS) {}
+	constructor(private readonly limits = MEMORY_LIMITS) {
+		// At most 1000 triggers, each kept 25 h from its last alert answered 2xx.
+		this.answered = new BoundedMemory<BoundedMemory<true>>(limits.maxTriggers, limits.maxAgeMs);
+	}
 
 	/** Claims a copy: 'new' marks it in flight until `settle`; otherwise it must start nothing. */
 	claim(trigger: string, alertId: string, nowMs: number): CopyState {
-		const answeredAt = this.answered.get(trigger)?.get(alertId);
-		if (answeredAt !== undefined && nowMs - answeredAt <= this.limits.maxAgeMs) return 'answered';
+		if (this.answered.get(trigger, nowMs)?.get(alertId, nowMs) !== undefined) return 'answered';
 		const key = `${trigger}\u0000${alertId}`;
 		if (this.inFlight.has(key)) return 'in-flight';
 		this.inFlight.add(key);
@@ -51,15 +53,10 @@ export class ProcessMemory {
 	/** Ends a claim: remembered when the Service was told 2xx, released otherwise (its retry must start). */
 	settle(trigger: string, alertId: string, answered2xx: boolean, nowMs: number): void {
 		if (!this.inFlight.delete(`${trigger}\u0000${alertId}`) || !answered2xx) return;
-		const alerts = this.answered.get(trigger) ?? new Map<string, number>();
-		alerts.set(alertId, nowMs);
-		for (const [oldest, at] of alerts) {
-			if (alerts.size <= this.limits.maxAlerts && nowMs - at <= this.limits.maxAgeMs) break;
-			alerts.delete(oldest);
-		}
-		this.answered.delete(trigger);
-		this.answered.set(trigger, alerts);
-		while (this.answered.size > this.limits.maxTriggers) this.answered.delete(this.answered.keys().next().value as string);
+		// At most 1000 alerts per trigger, each kept 25 h from its 2xx answer (the Service's retry window).
+		const alerts = this.answered.get(trigger, nowMs) ?? new BoundedMemory<true>(this.limits.maxAlerts, this.limits.maxAgeMs);
+		alerts.set(alertId, true, nowMs);
+		this.answered.set(trigger, alerts, nowMs);
 	}
 
 	/** As a new process starts. */

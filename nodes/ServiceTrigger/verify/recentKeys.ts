@@ -11,6 +11,7 @@
  * Only a credential read renews the minute: while deliveries come, it is read about once a minute.
  * Pure: no n8n types, no clock.
  */
+import { BoundedMemory } from '../boundedMemory';
 import type { SignatureEncoding, TimestampUnitSetting } from './webhookSignature';
 
 export const RECENT_KEYS_MS = 60_000;
@@ -28,24 +29,20 @@ interface Entry {
 }
 
 export class RecentKeys {
-	private readonly entries = new Map<string, Entry>();
+	private readonly entries: BoundedMemory<Entry>;
 
-	constructor(
-		private readonly maxAgeMs = RECENT_KEYS_MS,
-		private readonly maxEntries = 1000,
-	) {}
+	constructor(maxAgeMs = RECENT_KEYS_MS, maxEntries = 1000) {
+		// At most 1000 trigger and endpoint states, each kept a minute from its credential read.
+		this.entries = new BoundedMemory<Entry>(maxEntries, maxAgeMs);
+	}
 
 	/** `stamp` identifies what the keys came from (the stored sealed secrets): a new activation misses. */
 	remember(trigger: string, stamp: string, keys: Omit<Entry, 'at'>, nowMs: number): void {
-		const key = `${trigger}\u0000${stamp}`;
-		this.entries.delete(key);
-		this.entries.set(key, { ...keys, at: nowMs });
-		if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+		this.entries.set(`${trigger}\u0000${stamp}`, { ...keys, at: nowMs }, nowMs);
 	}
 
 	fresh(trigger: string, stamp: string, nowMs: number): Omit<Entry, 'at'> | undefined {
-		const entry = this.entries.get(`${trigger}\u0000${stamp}`);
-		return entry && nowMs - entry.at < this.maxAgeMs ? entry : undefined;
+		return this.entries.get(`${trigger}\u0000${stamp}`, nowMs);
 	}
 
 	forgetAll(): void {
