@@ -10,7 +10,7 @@ import { getServiceSettings, headerValue, serviceRequest } from '../shared/trans
 import { pathSegmentProblem } from '../shared/validation';
 import { isRecord } from '../shared/answerShape';
 import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
-import { forgetEndpoint, storedEndpoints, storeEndpoint } from './staticData';
+import { endpointsElsewhere, forgetEndpoint, storedEndpoints, storeEndpoint } from './staticData';
 import { sealSecret, unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret';
 
@@ -19,6 +19,11 @@ const ENDPOINTS_PATH = '/v1/reader/webhooks';
 
 function webhookUrl(this: IHookFunctions): string {
 	return this.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
+}
+
+// n8n registers its test URL (editor listening, mode "manual") through the same methods as the production URL.
+function isTestRegistration(this: IHookFunctions): boolean {
+	return this.getMode() === 'manual';
 }
 
 async function accessToken(this: IHookFunctions): Promise<string> {
@@ -74,6 +79,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	// verified, so it goes before a new one is made. Retried activations therefore never multiply them.
 	const previous = storedEndpoints(staticData)[url];
 	if (previous?.id) await removeEndpoint.call(this, previous.id);
+	await removeEndpointsElsewhere.call(this, url);
 	await removeEndpointsAt.call(this, url);
 
 	const answer = await serviceRequest.call(this, { method: 'POST', path: ENDPOINTS_PATH, body: { url } });
@@ -101,6 +107,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		id: created.id,
 		sealedSecret: sealSecret(created.secret, await accessToken.call(this), url),
 		createdAt: new Date().toISOString(),
+		...(isTestRegistration.call(this) ? { test: true } : {}),
 	});
 	return true;
 }
@@ -112,10 +119,25 @@ export async function deleteEndpoint(this: IHookFunctions): Promise<boolean> {
 	const stored = storedEndpoints(staticData)[url];
 	try {
 		if (stored?.id) await removeEndpoint.call(this, stored.id);
+		await removeEndpointsElsewhere.call(this, url);
 	} finally {
 		forgetEndpoint(staticData, url);
 	}
 	return true;
+}
+
+/**
+ * Deletes the endpoints this node registered under an earlier public URL of n8n (WEBHOOK_URL
+ * changed): nothing reaches them any more, and left alone the Service would keep one per URL.
+ */
+async function removeEndpointsElsewhere(this: IHookFunctions, url: string): Promise<void> {
+	const staticData = this.getWorkflowStaticData('node');
+	for (const [oldUrl, endpoint] of endpointsElsewhere(staticData, url, isTestRegistration.call(this))) {
+		this.logger.info(`Service Trigger: n8n's webhook URL is now ${url}; deleting the endpoint registered for the earlier URL ${oldUrl}.`);
+		if (endpoint.id) await removeEndpoint.call(this, endpoint.id);
+		else await removeEndpointsAt.call(this, oldUrl);
+		forgetEndpoint(staticData, oldUrl);
+	}
 }
 
 /**

@@ -2,7 +2,7 @@
  * The trigger's node static data (`getWorkflowStaticData('node')`) holds one key, written only by
  * activation and deactivation, never by an execution (redelivery.ts says why):
  *
- *   endpoints:   { [webhook URL]: { id?, sealedSecret, createdAt } }
+ *   endpoints:   { [webhook URL]: { id?, sealedSecret, createdAt, test? } }
  *
  * Entries are keyed by webhook URL because n8n registers the test URL and the production URL
  * through the same create() and both share this static data: keying by URL keeps a test
@@ -15,6 +15,8 @@ export interface StoredEndpoint {
 	id?: string;
 	sealedSecret: string;
 	createdAt: string;
+	/** Registered while the editor listened for a test event (n8n's test URL), not by activation. */
+	test?: boolean;
 }
 
 type StaticData = Record<string, unknown>;
@@ -31,6 +33,7 @@ export function storedEndpoints(staticData: StaticData): Record<string, StoredEn
 			id: typeof record.id === 'string' && record.id !== '' ? record.id : undefined,
 			sealedSecret: record.sealedSecret,
 			createdAt: typeof record.createdAt === 'string' ? record.createdAt : '',
+			...(record.test === true ? { test: true } : {}),
 		};
 	}
 	return endpoints;
@@ -51,4 +54,14 @@ export function forgetEndpoint(staticData: StaticData, url: string): void {
 		return;
 	}
 	for (const key of Object.keys(staticData)) delete staticData[key];
+}
+
+/**
+ * The endpoints of the same kind (test or production) stored under another URL than `url`: left
+ * from before n8n's public URL changed, so nothing reaches them any more. Entries stored before
+ * the kind was kept are told apart by n8n's default test path.
+ */
+export function endpointsElsewhere(staticData: StaticData, url: string, test: boolean): Array<[string, StoredEndpoint]> {
+	const isTest = (key: string, entry: StoredEndpoint) => entry.test ?? /\/webhook-test\//.test(key);
+	return Object.entries(storedEndpoints(staticData)).filter(([key, entry]) => key !== url && isTest(key, entry) === test);
 }

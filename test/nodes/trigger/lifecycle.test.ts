@@ -81,6 +81,48 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
 	});
 
+	it("after n8n's public URL changes and n8n restarts: one endpoint, at the new URL, and deliveries verify", async () => {
+		const { sandbox } = setup;
+		setup.harness = setup.newHarness({ publicUrl: 'https://n8n-before.example' });
+		await setup.harness.activate();
+		const [old] = sandbox.control.webhookEndpoints();
+		expect(old.url).toBe(setup.harness.webhookUrl());
+		setup.harness = setup.harness.restart({ publicUrl: setup.receiver.origin });
+		sandbox.control.clearRequests();
+
+		await expect(setup.harness.activate('production', 'init')).resolves.toEqual({ created: true });
+		expect(sandbox.control.webhookEndpoints().map((endpoint) => endpoint.url)).toEqual([setup.harness.webhookUrl()]);
+		expect(sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${old.id}` }).map((r) => r.status)).toEqual([204]);
+		expect(Object.keys(setup.harness.savedNodeData().endpoints as object)).toEqual([setup.harness.webhookUrl()]);
+		expect(setup.logs.some((line) => line.message.includes(`deleting the endpoint registered for the earlier URL ${old.url}`))).toBe(true);
+		const alert = sandbox.control.emit('ledger_high', { organisation: KE });
+		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
+	});
+
+	it("deactivation after n8n's public URL changed deletes the endpoint of the earlier URL too", async () => {
+		const { sandbox } = setup;
+		setup.harness = setup.newHarness({ publicUrl: 'https://n8n-before.example' });
+		await setup.harness.activate();
+		const [old] = sandbox.control.webhookEndpoints();
+		setup.harness = setup.harness.restart({ publicUrl: setup.receiver.origin });
+
+		await setup.harness.deactivate();
+		expect(sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${old.id}` }).map((r) => r.status)).toEqual([204]);
+		expect(sandbox.control.webhookEndpoints()).toEqual([]);
+		expect(setup.harness.savedNodeData()).toEqual({});
+	});
+
+	it('a production activation leaves the test registration of the listening editor alone', async () => {
+		const { sandbox } = setup;
+		await setup.harness.activate('test');
+		const testUrl = setup.harness.webhookUrl('test');
+		await setup.harness.activate();
+		expect(sandbox.control.webhookEndpoints().map((endpoint) => endpoint.url).sort()).toEqual([setup.harness.webhookUrl(), testUrl].sort());
+		await setup.harness.deactivate('test');
+		await setup.harness.deactivate();
+		expect(sandbox.control.webhookEndpoints()).toEqual([]);
+	});
+
 	it('re-registers when the Service no longer lists the stored endpoint', async () => {
 		await setup.harness.activate();
 		const [first] = setup.sandbox.control.webhookEndpoints();
