@@ -74,8 +74,11 @@ export interface N8n {
 	rest(method: string, path: string, body?: unknown): Promise<HttpsResponse>;
 	/** What the current n8n process printed so far (the log file is `<userFolder>/.e2e/n8n.log`). */
 	logs(): string;
-	/** Stops n8n and starts it again on the same user folder and port. */
-	restart(): Promise<void>;
+	/**
+	 * Stops n8n and starts it again on the same user folder and port; `env` changes n8n's settings
+	 * from this start on (e.g. WEBHOOK_URL), `whileStopped` runs while no n8n process is up.
+	 */
+	restart(changes?: { env?: Record<string, string>; whileStopped?: () => Promise<void> }): Promise<void>;
 	/** Stops n8n and its task runners (whole process group); removes the user folder if it was ours. */
 	stop(): Promise<void>;
 }
@@ -114,6 +117,8 @@ class N8nInstance implements N8n {
 	private tls!: LocalhostTls;
 	private cookie?: string;
 	private apiClient?: N8nApi;
+	/** Settings changed by restart(), over the options' env. */
+	private envChanges: Record<string, string> = {};
 
 	constructor(
 		private readonly install: N8nInstall,
@@ -217,7 +222,7 @@ class N8nInstance implements N8n {
 			keyPath: this.tls.keyPath,
 			certPath: this.tls.certPath,
 			extraCaPath: this.extraCaPath,
-			extra: { ...this.install.env, ...this.options.env },
+			extra: { ...this.install.env, ...this.options.env, ...this.envChanges },
 		});
 	}
 
@@ -292,9 +297,11 @@ class N8nInstance implements N8n {
 		return this.process?.text ?? '';
 	}
 
-	async restart(): Promise<void> {
+	async restart(changes: { env?: Record<string, string>; whileStopped?: () => Promise<void> } = {}): Promise<void> {
 		await this.process?.stop();
 		this.cookie = undefined;
+		this.envChanges = { ...this.envChanges, ...changes.env };
+		await changes.whileStopped?.();
 		await this.start();
 	}
 

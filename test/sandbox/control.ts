@@ -3,6 +3,7 @@ import type { SandboxContext } from './context';
 import type { Delivery } from './deliveries';
 import type { PageFault, RouteFault } from './faults';
 import { ksFor } from './seed';
+import { randomToken } from './state';
 import { tamperedCopy } from './records';
 import { rolesForGroups } from './ssoRules';
 import { newEndpoint, targetUrlProblem } from './routes/webhooks';
@@ -54,6 +55,8 @@ export interface SandboxControl {
 	/** Registers an endpoint without HTTP (e.g. a test receiver); returns it with its secret. */
 	addWebhookEndpoint(url: string, reader?: ReaderKey): WebhookEndpoint;
 	removeWebhookEndpoint(endpointId: string, reader?: ReaderKey): void;
+	/** A reader admin rotates the access token: the new one works from now on, the old one no more. Returns the new token. */
+	rotateToken(reader?: ReaderKey): string;
 	/** Registered endpoints, secrets included (test fixture). */
 	webhookEndpoints(reader?: ReaderKey): WebhookEndpoint[];
 	failPage(fault: PageFault): void;
@@ -169,6 +172,11 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 			const index = endpoints.findIndex((e) => e.id === endpointId);
 			if (index < 0) throw new Error(`Reader ${key ?? 'reader'} has no webhook endpoint ${endpointId}.`);
 			endpoints.splice(index, 1);
+		},
+		rotateToken(key) {
+			const found = reader(key);
+			found.token = randomToken(`svc_${found.key}`);
+			return found.token;
 		},
 		webhookEndpoints: (key) => reader(key).endpoints.map((e) => ({ ...e })),
 		failPage: (fault) => faults.add(fault),

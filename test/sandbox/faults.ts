@@ -50,6 +50,8 @@ export type RouteFault = {
 	| { mode: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string }
 	/** Accepts the request and never answers. */
 	| { mode: 'hang' }
+	/** Drops the connection without an answer (a Service that is down behind its address). */
+	| { mode: 'drop' }
 	/** Sends the status, headers and the first bytes of a body, then nothing more. */
 	| { mode: 'stall'; contentType?: string }
 	/** 200 with a JSON body of about `bytes` bytes, sent in chunks. */

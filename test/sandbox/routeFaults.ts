@@ -12,6 +12,9 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 			return;
 		case 'hang':
 			return;
+		case 'drop':
+			req.socket.destroy();
+			return;
 		case 'stall':
 			res.writeHead(200, { 'Content-Type': fault.contentType ?? 'application/json' });
 			res.write(fault.contentType === 'text/csv' ? 'ke,company_name\r\nKE-1,Acme\r\n' : '{"data": [');
