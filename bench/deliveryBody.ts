@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * A Service event body (README Assumptions) padded to `size` bytes with an extra field, so the
+ * A Service event body (docs/service-choices.md) padded to `size` bytes with an extra field, so the
  * verifier benchmarks hash the same amount of data on every run.
  */
 export function eventBody(size: number, alertId = `alt_${randomBytes(8).toString('hex')}`): Buffer {

@@ -1,5 +1,5 @@
 /**
- * Command line of `npm run bench`. The full run measures what the README shows; `--quick` is a
+ * Command line of `npm run bench`. The full run measures what docs/performance.md shows; `--quick` is a
  * check that everything works, in a few minutes, and writes to bench/tmp/ unless --out is given.
  *
  *   npm run bench                              full run, writes bench/results.json and bench/tmp/results.raw.json

@@ -1,6 +1,6 @@
 /**
- * The shape of the results. Two files: bench/results.json (committed) holds the summary figures the
- * README reports; the raw file next to it under bench/tmp/ (not committed) also holds every run's
+ * The shape of the results. Two files: bench/results.json (committed) holds the summary figures
+ * docs/performance.md reports; the raw file next to it under bench/tmp/ (not committed) also holds every run's
  * samples (`runs` of the exports and the limit, `rounds` of the trigger).
  */
 import { basename, join } from 'node:path';

@@ -2,7 +2,7 @@
  * `npm run bench`: the Service Reader and Service Trigger against what a user builds from stock n8n
  * nodes, side by side in one run, on the same sandbox data and machine. Prints one table and writes
  * the summary figures to bench/results.json and every run to bench/tmp/results.raw.json (see
- * results.ts; options.ts for the flags; README "Performance", docs/performance.md).
+ * results.ts; options.ts for the flags; docs/performance.md, whose generated block it rewrites).
  *
  * Order: item 4 (verifier), then per portfolio size item 2 (the limit) and item 1 (exports in a
  * real n8n), then item 3 (the trigger under load in a real n8n). At most one n8n runs at a time.
@@ -22,7 +22,7 @@ import { benchCredentials, exportWorkflow, type ExportVariant } from './exportWo
 import { benchLimit } from './limit';
 import { machineInfo, roundedLoad } from './machine';
 import { parseOptions, sections, type BenchOptions, type Section } from './options';
-import { judgeTargets, README_END, README_START, renderReadmeBlock, renderTable } from './report';
+import { judgeTargets, renderTable, renderTableBlock, TABLE_BLOCK_END, TABLE_BLOCK_START } from './report';
 import { rawPath, withoutSamples, type BenchResults, type Measured } from './results';
 import { warmPortfolio } from './sandboxPages';
 import { benchTrigger } from './trigger';
@@ -121,8 +121,8 @@ async function main(): Promise<void> {
 	mkdirSync(dirname(out), { recursive: true });
 	writeFileSync(out, `${JSON.stringify(withoutSamples(full), null, '\t')}\n`);
 	writeFileSync(raw, `${JSON.stringify(full, null, '\t')}\n`);
-	// The README shows the committed results only, not quick or scratch runs.
-	if (out === resolve(repoRoot, 'bench/results.json')) writeReadme(full);
+	// docs/performance.md shows the committed results only, not quick or scratch runs.
+	if (out === resolve(repoRoot, 'bench/results.json')) writePerformancePage(full);
 
 	console.log(table);
 	console.log('');
@@ -135,18 +135,18 @@ async function main(): Promise<void> {
 	if (results.errors.length > 0) process.exitCode = 1;
 }
 
-/** Replaces the README's generated Performance block with these results. */
-function writeReadme(results: BenchResults): void {
-	const path = join(repoRoot, 'README.md');
-	const readme = readFileSync(path, 'utf8');
-	const start = readme.indexOf(README_START);
-	const end = readme.indexOf(README_END);
+/** Replaces the generated block of docs/performance.md with these results (the README links there). */
+function writePerformancePage(results: BenchResults): void {
+	const path = join(repoRoot, 'docs', 'performance.md');
+	const page = readFileSync(path, 'utf8');
+	const start = page.indexOf(TABLE_BLOCK_START);
+	const end = page.indexOf(TABLE_BLOCK_END);
 	if (start < 0 || end < start) {
-		log(`bench: README.md has no ${README_START} ... ${README_END} block; not updated`);
+		log(`bench: docs/performance.md has no ${TABLE_BLOCK_START} ... ${TABLE_BLOCK_END} block; not updated`);
 		return;
 	}
-	writeFileSync(path, `${readme.slice(0, start + README_START.length)}\n${renderReadmeBlock(results)}\n${readme.slice(end)}`);
-	log('bench: README.md Performance table updated');
+	writeFileSync(path, `${page.slice(0, start + TABLE_BLOCK_START.length)}\n${renderTableBlock(results)}\n${page.slice(end)}`);
+	log('bench: docs/performance.md table updated');
 }
 
 /** Items 2 and 1, size by size: one sandbox per size on a fixed port and token, so n8n's credentials stay valid. */

@@ -38,7 +38,7 @@ export function benchVerifier(options: VerifierOptions): VerifierResult {
 	const body = eventBody(options.bodyBytes);
 	const { secret, key } = newSigningSecret();
 	const header = serviceSignature(key, body);
-	// Stripe keys its HMAC with the secret text itself; ours with the decoded bytes (README Assumptions).
+	// Stripe keys its HMAC with the secret text itself; ours with the decoded bytes (docs/service-choices.md).
 	const stripe = new Stripe('sk_test_benchmark');
 	const stripeHeader = stripe.webhooks.generateTestHeaderString({ payload: body.toString('utf8'), secret });
 	const signature = stripe.webhooks.signature;

@@ -2,7 +2,7 @@ import { demoState, listening, portIn, RUNNING, signalAndWait, startDemo } from 
 
 const DEMO_LIMIT_MS = 10 * 60_000;
 
-// What the README promises for queue mode, and that the demo leaves nothing behind when it is told to stop.
+// What docs/development.md (The demo) promises for queue mode, and that the demo leaves nothing behind when it is told to stop.
 describe('npm run demo -- --queue', () => {
 	test('--once brings up PostgreSQL, Redis, main, webhook processes and workers, runs the examples on workers and exits 0', async () => {
 		const demo = startDemo(['--queue', '--once']);

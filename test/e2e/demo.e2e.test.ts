@@ -4,7 +4,7 @@ import { ProcessGroup } from './process-group';
 
 const DEMO_LIMIT_MS = 8 * 60_000;
 
-// What the README promises: `npm run demo -- --once` runs the examples in a real n8n and exits 0.
+// What docs/development.md (The demo) promises: `npm run demo -- --once` runs the examples in a real n8n and exits 0.
 describe('npm run demo -- --once', () => {
 	test('builds, runs the examples against the sandbox, reports what ran and exits 0', async () => {
 		const demo = new ProcessGroup('npm', ['run', 'demo', '--', '--once'], { cwd: repoRoot, env: { ...process.env } });

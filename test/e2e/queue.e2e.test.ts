@@ -273,7 +273,7 @@ describe('queue mode: main, webhook processes and workers', () => {
 		expect(pageRequests.filter((request) => request.status === 200)).toHaveLength(2 * pages);
 	}, 420_000);
 
-	test('the README\'s downstream deduplication recipe (a unique key in PostgreSQL) passes each alert on once, with the trigger\'s own check off', async () => {
+	test('the downstream deduplication recipe of docs/queue-mode.md (a unique key in PostgreSQL) passes each alert on once, with the trigger\'s own check off', async () => {
 		const { sandbox, n8n, sink, deployment: queue } = running();
 		await queue.services.sql('CREATE TABLE service_alerts (alert_id text PRIMARY KEY)');
 		const { postgres } = queue.services;

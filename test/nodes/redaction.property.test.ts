@@ -8,7 +8,7 @@ import { serviceCredentials } from './reader/exportHelpers';
 
 /**
  * The access token, sent back by a hostile Service at a random place of a random answer in a random
- * encoding, never reaches an output item, an error or a file name (README: Where the token goes).
+ * encoding, never reaches an output item, an error or a file name (docs/token-and-limits.md).
  * Files stay byte for byte: only what the node builds from them is redacted.
  */
 

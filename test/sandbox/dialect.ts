@@ -5,7 +5,7 @@ import { defaultCsvFormat, type CsvFormat } from './csv';
 
 /**
  * Where the spec says "not shown", the sandbox has to choose; a dialect is one set of choices.
- * `default` is what the README's Assumptions table describes; `alt` chooses differently in every
+ * `default` is what docs/service-choices.md describes; `alt` chooses differently in every
  * such place, as an independently written Service might, so tests can tell a node that reads what
  * the Service said from one that only matches the sandbox's own guesses.
  */

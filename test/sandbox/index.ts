@@ -42,7 +42,7 @@ export interface SandboxOptions {
 	/** Fixed access tokens instead of random ones. */
 	tokens?: Partial<Record<ReaderKey, string>>;
 	/**
-	 * The choices made where the spec says "not shown": `default` (README, Assumptions) or `alt`.
+	 * The choices made where the spec says "not shown": `default` (docs/service-choices.md) or `alt`.
 	 * Default: SANDBOX_DIALECT from the environment (so whole suites run on either), else `default`.
 	 * Or a whole Dialect, e.g. one drawn by a property test.
 	 */

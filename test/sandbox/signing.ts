@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
-/** A new signing secret: `whsec_` then base64 of 32 random key bytes (README assumption). */
+/** A new signing secret: `whsec_` then base64 of 32 random key bytes (docs/service-choices.md). */
 export function newSigningSecret(): string {
 	return `whsec_${randomBytes(32).toString('base64')}`;
 }

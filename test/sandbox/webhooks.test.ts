@@ -7,7 +7,7 @@ import { startReceiver, type ReceivedDelivery, type TestReceiver } from './testR
 import { useSandboxWithClient } from './useSandbox';
 
 /**
- * Independent check written from spec section 5 (and the README's encodings), not from the sandbox code:
+ * Independent check written from spec section 5 (and the encodings in docs/service-choices.md), not from the sandbox code:
  * refuse when t is more than 300 s from the receiver's clock; HMAC-SHA256 with the decoded secret over
  * t, a full stop, then the raw body; compare with v1 in constant time.
  */

@@ -8,7 +8,7 @@ import {
 } from '../../nodes/ServiceTrigger/verify/webhookSignature';
 import { newSigningSecret, secretKey, signatureHeader } from '../sandbox/signing';
 
-// The sandbox's signer is a separate implementation of the README's assumptions: the verifier
+// The sandbox's signer is a separate implementation of the assumptions in docs/service-choices.md: the verifier
 // must agree with it, not with itself.
 const secret = newSigningSecret();
 const key = secretKey(secret);
