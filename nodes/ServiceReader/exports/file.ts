@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { CsvPageFilter } from '../helpers/csv';
+import { CsvPageFilter } from './csvPageFilter';
 import { pageFailed } from './pageErrors';
 import { pageFetcher } from './pageFetch';
 import type { Page, PageRequest } from './paging';
