@@ -1,7 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { headerValue } from '../../shared/transport/answer';
 import type { ServiceCall } from '../../shared/transport/serviceRequest';
-import { headerValue, serviceRequest } from '../../shared/transport/serviceRequest';
+import { serviceRequest } from '../../shared/transport/serviceRequest';
 import type { ExportSpec } from './description';
 import type { PageAnswer, PageRequest } from './paging';
 import type { ExportRun } from './parameters';
