@@ -6,7 +6,8 @@
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getServiceSettings, headerValue, serviceRequest } from '../shared/transport/serviceRequest';
+import { headerValue } from '../shared/transport/answer';
+import { getServiceSettings, serviceRequest } from '../shared/transport/serviceRequest';
 import { pathSegmentProblem } from '../shared/validation';
 import { isRecord } from '../shared/answerShape';
 import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';

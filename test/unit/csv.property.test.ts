@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 
-import { CsvFormatError, CsvPageFilter, CsvPages, type CsvDelimiter } from '../../nodes/ServiceReader/helpers/csv';
+import { CsvFormatError, CsvPages, type CsvDelimiter } from '../../nodes/ServiceReader/helpers/csv';
+import { CsvPageFilter } from '../../nodes/ServiceReader/exports/csvPageFilter';
 import { runs } from '../property/fc';
 
 /**

@@ -1,5 +1,6 @@
-import { CsvFormatError, CsvPageFilter, parseCsvRows, stripFormulaGuard } from '../../nodes/ServiceReader/helpers/csv';
-import type { CsvPageFilterOptions } from '../../nodes/ServiceReader/helpers/csv';
+import { CsvFormatError, parseCsvRows, stripFormulaGuard } from '../../nodes/ServiceReader/helpers/csv';
+import { CsvPageFilter } from '../../nodes/ServiceReader/exports/csvPageFilter';
+import type { CsvPageFilterOptions } from '../../nodes/ServiceReader/exports/csvPageFilter';
 
 const BOM = '\uFEFF';
 

@@ -9,7 +9,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { BodyReadError, discardBody, idleGuarded, isStream, readCapped } from './body';
+import type { AnswerKind } from './answer';
+import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
+import { discardBody } from './body';
 import { describeServiceError } from './errors';
 import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
@@ -26,7 +28,7 @@ export interface ServiceCall {
 	body?: unknown;
 	contentType?: string;
 	/** How to hand back the answer body: parsed JSON (default), exact bytes, or a stream. */
-	response?: 'json' | 'buffer' | 'stream';
+	response?: AnswerKind;
 }
 
 export interface ServiceAnswer<T = unknown> {
@@ -52,7 +54,6 @@ const CREDENTIAL = 'serviceApi';
 const DEFAULT_ATTEMPTS = 4;
 /** All the waiting between attempts of one request, Retry-After included: 60 s. */
 export const RETRY_WAIT_BUDGET_MS = 60_000;
-const ERROR_BODY_BYTES = 1024 * 1024;
 
 /** Reads the credential's settings, failing with a clear NodeOperationError when unusable. */
 export async function getServiceSettings(this: ServiceContext, itemIndex = 0): Promise<ServiceSettings> {
@@ -200,105 +201,6 @@ async function send(
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
 }
 
-type BodyRead = { body: unknown } | { problem: { message: string; description: string } };
-
-/** The body of a 2xx answer as the call asked for it, or why it could not be read. */
-async function readAnswerBody(
-	body: unknown,
-	kind: ServiceCall['response'],
-	settings: ServiceSettings,
-	contentType: string | undefined,
-	deadline: { at: number; ms: number },
-): Promise<BodyRead> {
-	if (kind === 'stream') return { body: guardedStream(body, settings.requestTimeoutMs, settings.maxFileBytes) };
-	let bytes: Buffer;
-	try {
-		bytes = await readCapped(body, settings.requestTimeoutMs, settings.maxResponseBytes, deadline);
-	} catch (error) {
-		return readFailure(error);
-	}
-	if (kind === 'buffer') return { body: bytes };
-	const text = settings.redact(bytes.toString('utf8'));
-	if (text.trim() === '') return { body: {} };
-	try {
-		// Redacted again after parsing: a token \u-escaped in a JSON string is only whole once decoded.
-		return { body: settings.redactValue(JSON.parse(text)) };
-	} catch {
-		// Read by its content type: CSV is an answer too (the caller reads it as rows); only markup or
-		// an unnamed format suggests the Base URL reaches something other than the Service.
-		const type = (contentType ?? '').split(';')[0].trim();
-		if (CSV_TYPE.test(type)) return { body: text };
-		if (JSON_TYPE.test(type)) {
-			return {
-				problem: {
-					message: 'The Service answered with malformed JSON',
-					description: `Its answer says it is ${type} but does not parse as JSON: "${trimmed(text)}". Nothing was passed on; this is a fault on the Service's side.`,
-				},
-			};
-		}
-		return {
-			problem: {
-				message: `The Service answered with something that is not JSON${type ? ` (${type})` : ''}`,
-				description: `It sent: "${trimmed(text)}". Nothing was passed on. ${
-					/html/i.test(type) || text.trimStart().startsWith('<')
-						? 'Check that the Base URL points at the Service itself, not at a login page or proxy.'
-						: 'The node reads JSON and CSV answers only.'
-				}`,
-			},
-		};
-	}
-}
-
-const CSV_TYPE = /^\s*(text\/csv|application\/csv|text\/comma-separated-values)\b/i;
-const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\b/i;
-
-function readFailure(error: unknown): BodyRead {
-	if (error instanceof BodyReadError) {
-		return { problem: { message: `The Service's answer could not be read: ${error.message}`, description: readProblemWords(error) } };
-	}
-	return {
-		problem: {
-			message: 'The connection to the Service dropped in the middle of its answer',
-			description: 'The answer is incomplete, so nothing was passed on; it is not asked for again automatically. Run the node again.',
-		},
-	};
-}
-
-/** An error body, capped well below the answer cap (only its words are shown), token removed. */
-async function readErrorText(body: unknown, settings: ServiceSettings, deadline?: { at: number; ms: number }): Promise<Buffer> {
-	const bytes = await readCapped(body, settings.requestTimeoutMs, Math.min(settings.maxResponseBytes, ERROR_BODY_BYTES), deadline).catch(
-		(error: unknown) => {
-			if (error instanceof BodyReadError && error.kind === 'too-large') return Buffer.alloc(0);
-			throw error;
-		},
-	);
-	const text = bytes.toString('utf8');
-	const redacted = settings.redact(text);
-	return redacted === text ? bytes : Buffer.from(redacted, 'utf8');
-}
-
-/**
- * The body as a Readable whose pauses are bounded by the Request Timeout, made with the response's
- * own Readable class (node:stream may not be imported) so prepareBinaryData can consume it.
- */
-function guardedStream(body: unknown, idleMs: number, maxBytes: number): unknown {
-	if (!isStream(body)) return body;
-	const readableClass = body.constructor as unknown as { from?: (source: AsyncIterable<Buffer>) => unknown };
-	// The bytes as decompressed by n8n's HTTP client: a small gzip answer cannot become an unbounded file.
-	const guarded = idleGuarded(body, idleMs, undefined, { bytes: maxBytes, what: 'Max File Size' });
-	return typeof readableClass.from === 'function' ? readableClass.from(guarded) : body;
-}
-
-/** First value of a response header, case-insensitively. */
-export function headerValue(
-	headers: Record<string, string | string[] | undefined>,
-	name: string,
-): string | undefined {
-	const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
-	const value = key === undefined ? undefined : headers[key];
-	return Array.isArray(value) ? value[0] : value;
-}
-
 /** " to <host>" of a redirect's Location (never its path or query, which may carry secrets). */
 function redirectTarget(headers: Record<string, string | string[] | undefined>, baseUrl: string): string {
 	const location = headerValue(headers, 'location');
@@ -307,15 +209,6 @@ function redirectTarget(headers: Record<string, string | string[] | undefined>, 
 	const base = new URL(baseUrl);
 	const where = target.protocol === base.protocol ? target.host : `${target.protocol}//${target.host}`;
 	return ` to ${where}`;
-}
-
-function readProblemWords(error: BodyReadError): string {
-	if (error.kind === 'too-large') {
-		return 'Nothing was passed on. If the Service really sends answers this large, raise Max Response Size under Advanced Settings in the Service API credential.';
-	}
-	return error.kind === 'idle'
-		? 'The Service stopped sending part-way, so the answer is incomplete and nothing was passed on. Try again; if the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.'
-		: 'The answer came too slowly to be complete within the Request Timeout, so nothing was passed on and it is not asked for again. If the Service is just slow, raise Request Timeout under Advanced Settings in the Service API credential.';
 }
 
 function isTimeout(error: unknown): boolean {
@@ -330,11 +223,6 @@ function isTimeout(error: unknown): boolean {
 function seconds(ms: number): string {
 	const value = +(ms / 1000).toFixed(1);
 	return `${value} second${value === 1 ? '' : 's'}`;
-}
-
-function trimmed(text: string): string {
-	const flat = text.replace(/\s+/g, ' ').trim();
-	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
 function connectionError(

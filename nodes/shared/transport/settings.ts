@@ -2,7 +2,7 @@
  * Reads the Service API credential into the settings the nodes use, with the documented
  * defaults for what the spec leaves "not shown" (docs/service-choices.md). Pure: no n8n types.
  */
-import { advancedSettings } from './advancedSettings';
+import { advancedSettings } from '../../../credentials/advancedSettings';
 
 export interface ServiceSettings {
 	/** Base URL without a trailing slash. */

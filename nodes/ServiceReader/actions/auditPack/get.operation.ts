@@ -1,8 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { headerValue } from '../../../shared/transport/answer';
 import { BodyReadError } from '../../../shared/transport/body';
-import { getServiceSettings, headerValue } from '../../../shared/transport/serviceRequest';
+import { getServiceSettings } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';

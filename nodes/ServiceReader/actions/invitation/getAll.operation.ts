@@ -1,7 +1,7 @@
-import { listOperation } from '../../helpers/listExport';
+import { exportOperation } from '../../exports/operation';
 
 /** GET /v1/reader/exports/invitations: the reader's invitations with their status. */
-export const { description, execute } = listOperation({
+export const { description, execute } = exportOperation({
 	resource: 'invitation',
 	listing: 'invitations',
 	label: 'invitations export',

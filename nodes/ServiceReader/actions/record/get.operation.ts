@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { getServiceSettings, headerValue } from '../../../shared/transport/serviceRequest';
+import { headerValue } from '../../../shared/transport/answer';
+import { getServiceSettings } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';

@@ -1,14 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { listPageFetcher } from '../../shared/transport/listPages';
-import type { Page, PageRequest, PagingOptions } from '../../shared/transport/paging';
-import { cursorPages } from '../../shared/transport/paging';
-import type { ServiceSettings } from '../../shared/transport/settings';
-import { CsvPageFilter } from './csv';
-import type { ListExportSpec } from './listDescriptions';
-import type { ListParameters } from './listParameters';
-import { exportPath } from './listParameters';
+import { CsvPageFilter } from './csvPageFilter';
 import { pageFailed } from './pageErrors';
+import { pageFetcher } from './pageFetch';
+import type { Page, PageRequest } from './paging';
+import { cursorPages } from './paging';
+import type { ExportRun } from './parameters';
 
 /** A response body stream; typed structurally because node:stream may not be imported (n8n Cloud rule). */
 type Readable = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
@@ -18,31 +15,23 @@ type Readable = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryDa
  * they arrive. The pages are streamed into n8n's binary data, so memory stays flat however long
  * the export is; if a page fails, the stream fails and no file is stored.
  */
-export async function exportFile(
-	this: IExecuteFunctions,
-	spec: ListExportSpec,
-	parameters: ListParameters,
-	paging: PagingOptions,
-	settings: ServiceSettings,
-	itemIndex: number,
-): Promise<INodeExecutionData> {
+export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promise<INodeExecutionData> {
+	const { spec, parameters, paging, settings } = run;
 	const { limit, stripFormulaGuard } = parameters;
 	let rows = 0;
 	let pages = 0;
 	let current: PageRequest | undefined;
-	const fetchPage = listPageFetcher.call<IExecuteFunctions, Parameters<typeof listPageFetcher>, ReturnType<typeof listPageFetcher<Readable>>>(
+	const fetchPage = pageFetcher.call<IExecuteFunctions, Parameters<typeof pageFetcher>, ReturnType<typeof pageFetcher<Readable>>>(
 		this,
-		exportPath(spec),
+		run,
 		'stream',
-		settings,
-		itemIndex,
 		(request) => {
 			current = request;
 		},
 	);
 	// The page being streamed into the file; undefined while the next one is awaited.
 	let working: PageRequest | undefined;
-	const fail = (error: unknown) => pageFailed.call(this, error, spec, working ?? current, rows, itemIndex);
+	const fail = (error: unknown) => pageFailed.call(this, error, run, working ?? current, rows);
 
 	// With Return All, the next page is asked for as soon as this one's headers are in.
 	const pageIterator = cursorPages(fetchPage, paging, {

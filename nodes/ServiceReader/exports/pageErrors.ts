@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { PageRequest } from '../../shared/transport/paging';
-import { PageCapError, RepeatedCursorError } from '../../shared/transport/paging';
-import type { ListExportSpec } from './listDescriptions';
+import type { PageRequest } from './paging';
+import { PageCapError, RepeatedCursorError } from './paging';
+import type { ExportRun } from './parameters';
 
 /**
  * The error for a page that failed: says which page, the cursor it was fetched with, and that the
@@ -12,11 +12,11 @@ import type { ListExportSpec } from './listDescriptions';
 export function pageFailed(
 	this: IExecuteFunctions,
 	error: unknown,
-	spec: ListExportSpec,
+	run: ExportRun,
 	request: PageRequest | undefined,
 	rowsBefore: number,
-	itemIndex: number,
 ): Error {
+	const { spec, itemIndex } = run;
 	if (error instanceof NodeOperationError) return error;
 	const page = error instanceof RepeatedCursorError ? error.page + 1 : (request?.page ?? 1);
 	const cursor = error instanceof RepeatedCursorError ? error.cursor : request?.cursor;

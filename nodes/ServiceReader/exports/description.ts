@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 /** What differs between the list and export operations; everything else is shared. */
-export interface ListExportSpec {
+export interface ExportSpec {
 	/** Value of the Resource parameter, e.g. `portfolio`. */
 	resource: string;
 	/** Path segment under /v1/reader/exports/ and base name of the CSV file, e.g. `portfolio`. */
@@ -17,7 +17,7 @@ export interface ListExportSpec {
 export const OPERATION = 'getAll';
 
 /** The parameters of one list operation, shown for its resource and the Get Many operation. */
-export function listExportDescription(spec: ListExportSpec): INodeProperties[] {
+export function exportDescription(spec: ExportSpec): INodeProperties[] {
 	const show = { resource: [spec.resource], operation: [OPERATION] };
 	const properties: INodeProperties[] = [];
 

@@ -1,10 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { inputProblem } from './itemInput';
-import type { ListExportSpec } from './listDescriptions';
+import type { ServiceSettings } from '../../shared/transport/settings';
+import { inputProblem } from '../helpers/itemInput';
+import type { ExportSpec } from './description';
+import type { PagingOptions } from './paging';
 
 /** What the parameters of a list operation say, checked. */
-export interface ListParameters {
+export interface ExportParameters {
 	format: 'csv' | 'json';
 	output: 'items' | 'file';
 	binaryPropertyName: string;
@@ -14,19 +16,23 @@ export interface ListParameters {
 	query: Record<string, string>;
 }
 
-/** The route of a list export. */
-export function exportPath(spec: ListExportSpec): string {
-	return `/v1/reader/exports/${spec.listing}`;
+/** One export for one input item: which export, what its parameters ask for, and how to page it. */
+export interface ExportRun {
+	spec: ExportSpec;
+	parameters: ExportParameters;
+	paging: PagingOptions;
+	settings: ServiceSettings;
+	itemIndex: number;
 }
 
 /** Reads and checks the parameters before any request, naming the item and the field on a problem. */
-export function readListParameters(this: IExecuteFunctions, spec: ListExportSpec, itemIndex: number): ListParameters {
+export function readExportParameters(this: IExecuteFunctions, spec: ExportSpec, itemIndex: number): ExportParameters {
 	const problem = (field: string, given: unknown, what: string) =>
 		inputProblem.call(this, itemIndex, `${field} is not usable: ${what}`, `The item has ${field} ${JSON.stringify(given)}. ${what}`);
 
 	const query: Record<string, string> = {};
-	let format: ListParameters['format'] = 'json';
-	let output: ListParameters['output'] = 'items';
+	let format: ExportParameters['format'] = 'json';
+	let output: ExportParameters['output'] = 'items';
 	let binaryPropertyName = 'data';
 	let stripFormulaGuard = false;
 

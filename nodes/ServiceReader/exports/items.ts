@@ -1,33 +1,24 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { listFromBody } from '../../shared/listBody';
-import { listPageFetcher } from '../../shared/transport/listPages';
-import type { PageRequest, PagingOptions } from '../../shared/transport/paging';
-import { cursorPages } from '../../shared/transport/paging';
-import type { ServiceSettings } from '../../shared/transport/settings';
-import { CsvPages } from './csv';
-import type { ListExportSpec } from './listDescriptions';
-import type { ListParameters } from './listParameters';
-import { exportPath } from './listParameters';
+import { CsvPages } from '../helpers/csv';
 import { pageFailed } from './pageErrors';
+import { pageFetcher } from './pageFetch';
+import type { PageRequest } from './paging';
+import { cursorPages } from './paging';
+import type { ExportRun } from './parameters';
 
 /**
  * Rows as items, page by page, stopping (without fetching another page) once Limit is reached.
  * With Return All the next page is asked for while this one is parsed.
  */
-export async function exportItems(
-	this: IExecuteFunctions,
-	spec: ListExportSpec,
-	parameters: ListParameters,
-	paging: PagingOptions,
-	settings: ServiceSettings,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
+export async function exportItems(this: IExecuteFunctions, run: ExportRun): Promise<INodeExecutionData[]> {
+	const { parameters, paging, settings } = run;
 	const { format, limit } = parameters;
 	const items: INodeExecutionData[] = [];
 	// The page whose fetch is under way; a page being parsed is named by its own request.
 	let current: PageRequest | undefined;
-	const fetchPage = listPageFetcher.call(this, exportPath(spec), format === 'csv' ? 'buffer' : 'json', settings, itemIndex, (request) => {
+	const fetchPage = pageFetcher.call(this, run, format === 'csv' ? 'buffer' : 'json', (request) => {
 		current = request;
 	});
 
@@ -39,7 +30,7 @@ export async function exportItems(
 			try {
 				rows = format === 'csv' ? csv.rows(settings.redactBytes(page.content as Buffer)) : listFromBody(page.content);
 			} catch (error) {
-				throw pageFailed.call(this, error, spec, page.request, items.length, itemIndex);
+				throw pageFailed.call(this, error, run, page.request, items.length);
 			}
 			for (const row of rows) {
 				if (limit !== undefined && items.length >= limit) break;
@@ -48,7 +39,7 @@ export async function exportItems(
 			if (limit !== undefined && items.length >= limit) break;
 		}
 	} catch (error) {
-		throw pageFailed.call(this, error, spec, current, items.length, itemIndex);
+		throw pageFailed.call(this, error, run, current, items.length);
 	}
 	return items;
 }

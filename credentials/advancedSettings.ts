@@ -1,0 +1,190 @@
+/**
+ * The credential's Advanced Settings: the switch and the fields it shows, and what the credential
+ * holds while it is on (the nodes' settings and the credential's own timeout read it).
+ */
+import type { INodeProperties } from 'n8n-workflow';
+
+/** The Advanced Settings switch and, behind it, every setting the Service specification leaves open. */
+export const advancedSettingsFields: INodeProperties[] = [
+	{
+		displayName: 'Advanced Settings',
+		name: 'advancedSettings',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to change settings the Service specification leaves open (the defaults fit the documented Service)',
+	},
+	{
+		displayName: 'Cursor Parameter',
+		name: 'cursorParameter',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'string',
+		default: 'cursor',
+		description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
+	},
+	{
+		displayName: 'JSON Format Value',
+		name: 'jsonFormat',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'string',
+		default: 'json',
+		description: 'The value of the format query parameter that asks an export for JSON instead of CSV',
+	},
+	{
+		displayName: 'Max Pages',
+		name: 'maxPages',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 100000,
+		description: 'Most pages one list follows; a list that goes on longer fails instead of paging for ever',
+	},
+	{
+		displayName: 'Max Response Size (MiB)',
+		name: 'maxResponseSize',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 64,
+		description: 'Largest answer read into memory; larger ones fail the item (CSV files and audit packs are streamed: see Max File Size)',
+	},
+	{
+		displayName: 'Max File Size (MiB)',
+		name: 'maxFileSize',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 10240,
+		description: 'Largest file a node writes (a CSV export as one file, an audit pack), counted after decompression; larger ones fail the item',
+	},
+	{
+		displayName: 'Page Size',
+		name: 'pageSize',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 100,
+		description: 'Rows per page to ask for. Sent only when Page Size Parameter is set.',
+	},
+	{
+		displayName: 'Page Size Parameter',
+		name: 'pageSizeParameter',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'string',
+		default: '',
+		placeholder: 'page_size',
+		description: 'Name of the query parameter that sets the page size. Leave empty to use the Service\'s default page size.',
+	},
+	{
+		displayName: 'Request Timeout (Seconds)',
+		name: 'requestTimeout',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 60,
+		description: 'Longest time for one attempt of a request, from connect to the last byte of an answer (a streamed file: longest pause)',
+	},
+	{
+		displayName: 'Secret Encoding',
+		name: 'signingKeyEncoding',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'options',
+		options: [
+			{
+				name: 'Base64 (Optional Whsec_ Prefix)',
+				value: 'base64',
+				description: 'Secret looks like whsec_… followed by base64 text',
+			},
+			{
+				name: 'Hex',
+				value: 'hex',
+			},
+			{
+				name: 'Raw Text',
+				value: 'raw',
+				description: 'The secret\'s characters are the key itself',
+			},
+		],
+		default: 'base64',
+		description: 'How the webhook signing secret is decoded into the HMAC key',
+	},
+	{
+		displayName: 'Signature Encoding',
+		name: 'signatureEncoding',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'options',
+		options: [
+			{ name: 'Base64', value: 'base64' },
+			{ name: 'Detect (Hex or Base64)', value: 'auto' },
+			{ name: 'Hex', value: 'hex' },
+		],
+		default: 'auto',
+		description: 'How the v1 part of the Service-Signature header is encoded',
+	},
+	{
+		displayName: 'Signature Timestamp Unit',
+		name: 'signatureTimestampUnit',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'options',
+		options: [
+			{
+				name: 'Detect (Seconds or Milliseconds)',
+				value: 'auto',
+				description: 'Told apart by size: 13 digits today are milliseconds, 10 are seconds',
+			},
+			{ name: 'Milliseconds', value: 'milliseconds' },
+			{ name: 'Seconds', value: 'seconds' },
+		],
+		default: 'auto',
+		description: 'The unit of the t part of the Service-Signature header',
+	},
+	{
+		displayName: 'CSV Delimiter',
+		name: 'csvDelimiter',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'options',
+		options: [
+			{ name: 'Comma', value: 'comma' },
+			{
+				name: 'Detect From the Header Row',
+				value: 'auto',
+				description: 'The one of comma, semicolon, tab and pipe that occurs most in the header row',
+			},
+			{ name: 'Pipe', value: 'pipe' },
+			{ name: 'Semicolon', value: 'semicolon' },
+			{ name: 'Tab', value: 'tab' },
+		],
+		default: 'auto',
+		description: 'What separates the cells of the Service\'s CSV exports',
+	},
+	{
+		displayName: 'CSV Header Row on Later Pages',
+		name: 'csvHeaderRepeat',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'options',
+		options: [
+			{
+				name: 'Detect',
+				value: 'auto',
+				description: 'A later page\'s first row that equals the first page\'s header row is that header again',
+			},
+			{ name: 'Every Page', value: 'every', description: 'Every page starts with the header row' },
+			{ name: 'First Page Only', value: 'first', description: 'Later pages hold data rows only' },
+		],
+		default: 'auto',
+		description: 'Whether each page of a paged CSV export starts with the header row',
+	},
+	{
+		displayName: 'Webhook Signing Secret',
+		name: 'webhookSigningSecret',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		description: 'Signing secret of a webhook endpoint you created outside n8n for this workflow\'s URL. When set, the Service Trigger registers no endpoint of its own and verifies every delivery with this secret.',
+	},
+];
+
+/** The credential's advanced settings: its fields while the Advanced Settings switch is on, else none (the defaults apply). */
+export function advancedSettings(credentials: Record<string, unknown>): Record<string, unknown> {
+	return credentials.advancedSettings === true ? credentials : {};
+}

@@ -1,0 +1,52 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { getServiceSettings } from '../../shared/transport/serviceRequest';
+import type { ExportSpec } from './description';
+import { exportDescription } from './description';
+import { exportFile } from './file';
+import { exportItems } from './items';
+import type { ExportRun } from './parameters';
+import { readExportParameters } from './parameters';
+
+/**
+ * Runs one list or export operation for one input item: pages through the route and returns one
+ * item per row, or (CSV, Output File) one item holding the CSV file. A page that fails fails the
+ * whole item, so a partial export is never passed on as if it were complete.
+ */
+export async function runExport(
+	this: IExecuteFunctions,
+	spec: ExportSpec,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const parameters = readExportParameters.call(this, spec, itemIndex);
+	const settings = await getServiceSettings.call(this, itemIndex);
+	const run: ExportRun = {
+		spec,
+		parameters,
+		paging: {
+			cursorParameter: settings.cursorParameter,
+			pageSize: settings.pageSize,
+			query: parameters.query.format === 'json' ? { ...parameters.query, format: settings.jsonFormat } : parameters.query,
+			maxPages: settings.maxPages,
+		},
+		settings,
+		itemIndex,
+	};
+	if (parameters.format === 'csv' && parameters.output === 'file') {
+		return [await exportFile.call(this, run)];
+	}
+	return await exportItems.call(this, run);
+}
+
+/** A Get Many operation of a list export: its parameters and its execute. */
+export function exportOperation(spec: ExportSpec): {
+	description: INodeProperties[];
+	execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]>;
+} {
+	return {
+		description: exportDescription(spec),
+		async execute(this: IExecuteFunctions, itemIndex: number) {
+			return await runExport.call(this, spec, itemIndex);
+		},
+	};
+}
