@@ -14,9 +14,7 @@ import { deliveryVerdict } from './verify/verdict';
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
 	const trigger = triggerKey(this);
-	// 1. The exact bytes received. n8n normally fills rawBody before calling the node; when it did
-	// not, read it now. The parsed req.body is never used: re-serialised JSON would not be the bytes
-	// that were signed.
+	// 1. The exact bytes received, read now if n8n did not; never req.body, re-serialised JSON is not what was signed.
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
 

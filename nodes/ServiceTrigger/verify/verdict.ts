@@ -35,7 +35,7 @@ export interface HeldKeys {
 	source: KeyOrigin;
 }
 
-/** Why the credential gave no key; `detail` is the credential's own complaint, when it has one. */
+/** Why the credential and the sealed static data gave no key. */
 export type KeyProblem = 'credential' | 'secret' | 'no_endpoint' | 'token_changed';
 
 /** Where keys come from (triggerKeys.ts is the trigger's). */
@@ -55,6 +55,7 @@ export type RefusalReason =
 	| 'unit_milliseconds'
 	| KeyProblem;
 
+/** `detail`: the credential's own complaint (it names no secret), when a KeyProblem has one. */
 export type Verdict = { ok: true; timestamp: number } | { ok: false; reason: RefusalReason; detail?: string };
 
 export async function deliveryVerdict(delivery: Delivery, keys: KeySource): Promise<Verdict> {
@@ -62,8 +63,7 @@ export async function deliveryVerdict(delivery: Delivery, keys: KeySource): Prom
 	const header = readSignatureHeader(delivery.header, Math.floor(delivery.clock() / 1000));
 	if ('problem' in header) return { ok: false, reason: header.problem };
 
-	// 2. Keys read a moment ago: no match is refused, and a match with keys sealed at activation
-	// accepted, both without reading the credential; keys from the credential are read again.
+	// 2. Keys read a moment ago settle a mismatch, and a match on sealed keys, without the credential (recentKeys.ts).
 	const recent = keys.remembered(delivery.clock());
 	if (recent) {
 		const quick = check(header, delivery.rawBody, recent);
