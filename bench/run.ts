@@ -65,7 +65,7 @@ async function main(): Promise<void> {
 	if (wants('verifier')) {
 		await attempt('verifier', async () => {
 			log('bench: item 4, verifier against stripe');
-			results.verifier = benchVerifier({
+			results.verifier = await benchVerifier({
 				bodyBytes: options.verifierBodyBytes,
 				rounds: options.verifierRounds,
 				roundMs: options.verifierRoundMs,

@@ -1,10 +1,12 @@
 import { eventTypeChoices } from '../../nodes/ServiceTrigger/events';
-import { verifyServiceSignature } from '../../nodes/ServiceTrigger/verify/webhookSignature';
+import { deliveryVerdict } from '../../nodes/ServiceTrigger/verify/verdict';
 import { matchImportAnswer } from '../../nodes/ServiceReader/helpers/invitationImport';
 import { listFromBody } from '../../nodes/shared/listBody';
 import { readErrorBody } from '../../nodes/shared/transport/errors';
 import { readCreatedEndpoint } from '../../nodes/shared/webhookEndpoint';
 import { createHmac } from 'node:crypto';
+
+import { keysAtHand } from './keysAtHand';
 
 // What a Service that chose other names than the default dialect sends: found by name, then by
 // shape, never dropped.
@@ -96,8 +98,8 @@ describe('v1 encoding detected from its length', () => {
 		['hex', mac.toString('hex')],
 		['base64', mac.toString('base64')],
 		['base64url', mac.toString('base64url')],
-	])('%s verifies with Detect', (_, v1) => {
-		const verdict = verifyServiceSignature({ header: `t=${t},v1=${v1}`, rawBody: body, keys: [key], signatureEncoding: 'auto', nowSeconds: t });
+	])('%s verifies with Detect', async (_, v1) => {
+		const verdict = await deliveryVerdict({ header: `t=${t},v1=${v1}`, rawBody: body, clock: () => t * 1000 }, keysAtHand([key], 'auto'));
 		expect(verdict).toEqual({ ok: true, timestamp: t });
 	});
 });

@@ -1,6 +1,6 @@
 import { ProcessMemory } from '../../nodes/ServiceTrigger/redelivery';
 import { RefusalLog } from '../../nodes/ServiceTrigger/verify/refusalLog';
-import { readSignatureHeader } from '../../nodes/ServiceTrigger/verify/webhookSignature';
+import { readSignatureHeader } from '../../nodes/ServiceTrigger/verify/signatureHeader';
 
 const T = 'wf\u0000node\u0000production';
 

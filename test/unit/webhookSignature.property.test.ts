@@ -1,13 +1,11 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 
+import type { TimestampUnitSetting } from '../../nodes/ServiceTrigger/verify/signatureHeader';
 import { decodeSigningSecret, type SecretEncoding } from '../../nodes/ServiceTrigger/verify/signingSecret';
-import {
-	verifyServiceSignature,
-	type SignatureEncoding,
-	type TimestampUnitSetting,
-} from '../../nodes/ServiceTrigger/verify/webhookSignature';
+import { deliveryVerdict, type SignatureEncoding } from '../../nodes/ServiceTrigger/verify/verdict';
 import { runs } from '../property/fc';
+import { keysAtHand } from './keysAtHand';
 
 /**
  * The Service-Signature reader under generated header dialects (docs/service-choices.md): the
@@ -16,6 +14,7 @@ import { runs } from '../property/fc';
  */
 
 const now = 1_760_000_000;
+const clock = () => now * 1000;
 
 interface Dialect {
 	unit: 'seconds' | 'milliseconds';
@@ -87,24 +86,24 @@ function verify(d: Dialect, headerValue: string, body: Buffer, secretText: strin
 	const signatureEncoding: SignatureEncoding = pinned ? (d.v1Encoding.startsWith('base64') ? 'base64' : 'hex') : 'auto';
 	const timestampUnit: TimestampUnitSetting = pinned ? d.unit : 'auto';
 	const key = decodeSigningSecret(secretText, d.secretEncoding);
-	return verifyServiceSignature({ header: headerValue, rawBody: body, keys: [key], signatureEncoding, timestampUnit, nowSeconds: now });
+	return deliveryVerdict({ header: headerValue, rawBody: body, clock }, keysAtHand([key], signatureEncoding, timestampUnit));
 }
 
 describe('Service-Signature reader, generated dialects', () => {
-	test('a genuine delivery verifies in every dialect, with the settings on Detect and pinned to the dialect', () => {
-		fc.assert(
-			fc.property(case_, fc.boolean(), ({ d, body, offsetMs, secret: s, decoyKeys }, pinned) => {
+	test('a genuine delivery verifies in every dialect, with the settings on Detect and pinned to the dialect', async () => {
+		await fc.assert(
+			fc.asyncProperty(case_, fc.boolean(), async ({ d, body, offsetMs, secret: s, decoyKeys }, pinned) => {
 				const t = timestamp(d.unit, offsetMs);
-				expect(verify(d, header(d, s.key, t, body, decoyKeys), body, s.text, pinned)).toMatchObject({ ok: true });
+				expect(await verify(d, header(d, s.key, t, body, decoyKeys), body, s.text, pinned)).toMatchObject({ ok: true });
 			}),
 			runs(500),
 		);
 	});
 
-	test('any change to the body, t, v1 or the secret is refused', () => {
+	test('any change to the body, t, v1 or the secret is refused', async () => {
 		const mutation = fc.constantFrom('body byte', 'body longer', 't', 'v1 character', 'secret', 'v1 dropped');
-		fc.assert(
-			fc.property(case_, mutation, fc.nat(), ({ d, body, offsetMs, secret: s, decoyKeys }, what, at) => {
+		await fc.assert(
+			fc.asyncProperty(case_, mutation, fc.nat(), async ({ d, body, offsetMs, secret: s, decoyKeys }, what, at) => {
 				const t = timestamp(d.unit, offsetMs);
 				const genuine = header(d, s.key, t, body, decoyKeys);
 				let sent = genuine;
@@ -128,52 +127,48 @@ describe('Service-Signature reader, generated dialects', () => {
 				} else {
 					sent = genuine.replace(`v1=${sign(s.key, t, body, d.v1Encoding)}`, 'v1=');
 				}
-				expect(verify(d, sent, sentBody, secretText)).toMatchObject({ ok: false });
+				expect(await verify(d, sent, sentBody, secretText)).toMatchObject({ ok: false });
 				secretText = '';
 			}),
 			runs(500),
 		);
 	});
 
-	test('a t outside 300 seconds, counted in the unit it was sent in, is refused as stale or future', () => {
-		fc.assert(
-			fc.property(case_, fc.integer({ min: 301_000, max: 10_000_000 }), fc.boolean(), ({ d, body, secret: s, decoyKeys }, distanceMs, past) => {
+	test('a t outside 300 seconds, counted in the unit it was sent in, is refused as stale or future', async () => {
+		await fc.assert(
+			fc.asyncProperty(case_, fc.integer({ min: 301_000, max: 10_000_000 }), fc.boolean(), async ({ d, body, secret: s, decoyKeys }, distanceMs, past) => {
 				const t = timestamp(d.unit, past ? -distanceMs : distanceMs);
-				const verdict = verify(d, header(d, s.key, t, body, decoyKeys), body, s.text);
+				const verdict = await verify(d, header(d, s.key, t, body, decoyKeys), body, s.text);
 				expect(verdict).toEqual({ ok: false, reason: past ? 'stale' : 'future' });
 			}),
 			runs(300),
 		);
 	});
 
-	test('a t in the other unit than Signature Timestamp Unit pins is refused, naming the setting', () => {
-		fc.assert(
-			fc.property(case_, ({ d, body, offsetMs, secret: s, decoyKeys }) => {
+	test('a t in the other unit than Signature Timestamp Unit pins is refused, naming the setting', async () => {
+		await fc.assert(
+			fc.asyncProperty(case_, async ({ d, body, offsetMs, secret: s, decoyKeys }) => {
 				const t = timestamp(d.unit, offsetMs);
 				const key = decodeSigningSecret(s.text, d.secretEncoding);
-				const verdict = verifyServiceSignature({
-					header: header(d, s.key, t, body, decoyKeys),
-					rawBody: body,
-					keys: [key],
-					signatureEncoding: 'auto',
-					timestampUnit: d.unit === 'seconds' ? 'milliseconds' : 'seconds',
-					nowSeconds: now,
-				});
+				const verdict = await deliveryVerdict(
+					{ header: header(d, s.key, t, body, decoyKeys), rawBody: body, clock },
+					keysAtHand([key], 'auto', d.unit === 'seconds' ? 'milliseconds' : 'seconds'),
+				);
 				expect(verdict).toEqual({ ok: false, reason: d.unit === 'seconds' ? 'unit_seconds' : 'unit_milliseconds' });
 			}),
 			runs(200),
 		);
 	});
 
-	test('any header text is refused without throwing', () => {
+	test('any header text is refused without throwing', async () => {
 		const key = Buffer.alloc(32, 7);
 		const text = fc.oneof(
 			fc.string({ maxLength: 200 }),
 			fc.array(fc.constantFrom('t', 'v1', '=', ',', ';', ' ', '\t', '0', '9', 'a', 'f', '1760000000', '1760000000000', 'é', '\u0000'), { maxLength: 40 }).map((p) => p.join('')),
 		);
-		fc.assert(
-			fc.property(fc.oneof(text, fc.array(text, { maxLength: 3 })), fc.uint8Array({ maxLength: 64 }), (value, body) => {
-				const verdict = verifyServiceSignature({ header: value, rawBody: Buffer.from(body), keys: [key], signatureEncoding: 'auto', nowSeconds: now });
+		await fc.assert(
+			fc.asyncProperty(fc.oneof(text, fc.array(text, { maxLength: 3 })), fc.uint8Array({ maxLength: 64 }), async (value, body) => {
+				const verdict = await deliveryVerdict({ header: value, rawBody: Buffer.from(body), clock }, keysAtHand([key], 'auto'));
 				expect(verdict.ok).toBe(false);
 			}),
 			runs(2000),

@@ -12,19 +12,11 @@
  * Pure: no n8n types, no clock.
  */
 import { BoundedMemory } from '../boundedMemory';
-import type { SignatureEncoding, TimestampUnitSetting } from './webhookSignature';
+import type { HeldKeys } from './verdict';
 
 export const RECENT_KEYS_MS = 60_000;
 
-/** Where the keys came from: secrets sealed at activation, or the credential's Webhook Signing Secret. */
-export type KeySource = 'stored' | 'credential';
-
-interface Entry {
-	keys: Buffer[];
-	signatureEncoding: SignatureEncoding;
-	/** Signature Timestamp Unit as read with the keys (absent: auto). */
-	timestampUnit?: TimestampUnitSetting;
-	source: KeySource;
+interface Entry extends HeldKeys {
 	at: number;
 }
 
