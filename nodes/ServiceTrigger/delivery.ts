@@ -78,8 +78,10 @@ function answer(this: IWebhookFunctions, trigger: string, status: 400 | 401, rea
 	const { log, suppressed } = refusalLog.note(`${trigger}\u0000${reasonKey}`, Date.now());
 	if (log) {
 		const more = suppressed > 0 ? ` (${suppressed} more refused for this reason in the last minute)` : '';
-		const line = `Service Trigger refused a webhook delivery (${status}): ${reason}${more}`;
-		const meta = { workflowId: this.getWorkflow().id, node: this.getNode().name };
+		const workflow = this.getWorkflow();
+		// Named in the line itself: n8n's default log output does not show the metadata.
+		const line = `Service Trigger refused a webhook delivery (${status}) for workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}), node "${this.getNode().name}": ${reason}${more}`;
+		const meta = { workflowId: workflow.id, node: this.getNode().name };
 		if (reasonKey === 'token_changed') this.logger.error(line, meta);
 		else this.logger.warn(line, meta);
 	}

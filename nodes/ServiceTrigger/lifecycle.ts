@@ -12,6 +12,7 @@ import { pathSegmentProblem } from '../shared/validation';
 import { isRecord } from '../shared/answerShape';
 import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
 import { endpointsElsewhere, forgetEndpoint, storedEndpoints, storeEndpoint } from './staticData';
+import { heldSecrets } from './verify/heldSecrets';
 import { sealSecret, unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret';
 
@@ -46,11 +47,20 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl.call(this);
 	const stored = storedEndpoints(this.getWorkflowStaticData('node'))[url];
 	if (!stored?.id) return false;
-	if (unsealSecret(stored.sealedSecret, await accessToken.call(this), url) === undefined) {
-		this.logger.warn(
-			'Service Trigger: the stored webhook signing secret cannot be unsealed with the credential\'s current access token (was the token changed?); registering a new endpoint.',
-		);
-		return false;
+	const token = await accessToken.call(this);
+	if (unsealSecret(stored.sealedSecret, token, url) === undefined) {
+		const held = heldSecrets.get(stored.sealedSecret, Date.now());
+		if (held === undefined) {
+			this.logger.warn(
+				'Service Trigger: the stored webhook signing secret cannot be unsealed with the credential\'s current access token (was the token changed?); registering a new endpoint.',
+			);
+			return false;
+		}
+		// The token was rotated, but this process still holds the secret: the endpoint (and the
+		// Service's retries to it) stays, its secret sealed again under the new token.
+		const sealedSecret = sealSecret(held, token, url);
+		heldSecrets.set(sealedSecret, held, Date.now());
+		storeEndpoint(this.getWorkflowStaticData('node'), url, { ...stored, sealedSecret });
 	}
 
 	// Listing is not in the spec (docs/service-choices.md): 404/405 mean "cannot ask", so the stored state stands.
@@ -104,9 +114,11 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			description: `${words} The endpoint was removed again.`,
 		});
 	}
+	const sealedSecret = sealSecret(created.secret, await accessToken.call(this), url);
+	heldSecrets.set(sealedSecret, created.secret, Date.now());
 	storeEndpoint(staticData, url, {
 		id: created.id,
-		sealedSecret: sealSecret(created.secret, await accessToken.call(this), url),
+		sealedSecret,
 		createdAt: new Date().toISOString(),
 		...(isTestRegistration.call(this) ? { test: true } : {}),
 	});

@@ -55,8 +55,8 @@ export interface SandboxControl {
 	/** Registers an endpoint without HTTP (e.g. a test receiver); returns it with its secret. */
 	addWebhookEndpoint(url: string, reader?: ReaderKey): WebhookEndpoint;
 	removeWebhookEndpoint(endpointId: string, reader?: ReaderKey): void;
-	/** A reader admin rotates the access token: the new one works from now on, the old one no more. Returns the new token. */
-	rotateToken(reader?: ReaderKey): string;
+	/** A reader admin rotates the access token (to `token`, or a new random one): only the new one works from now on. Returns it. */
+	rotateToken(reader?: ReaderKey, token?: string): string;
 	/** Registered endpoints, secrets included (test fixture). */
 	webhookEndpoints(reader?: ReaderKey): WebhookEndpoint[];
 	failPage(fault: PageFault): void;
@@ -173,9 +173,9 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 			if (index < 0) throw new Error(`Reader ${key ?? 'reader'} has no webhook endpoint ${endpointId}.`);
 			endpoints.splice(index, 1);
 		},
-		rotateToken(key) {
+		rotateToken(key, token) {
 			const found = reader(key);
-			found.token = randomToken(`svc_${found.key}`);
+			found.token = token ?? randomToken(`svc_${found.key}`);
 			return found.token;
 		},
 		webhookEndpoints: (key) => reader(key).endpoints.map((e) => ({ ...e })),

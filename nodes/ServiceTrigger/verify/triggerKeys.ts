@@ -4,20 +4,27 @@
  * created outside n8n), else the secrets this node sealed into static data at activation, unsealed
  * with the access token. Nothing is read until the verdict asks.
  */
-import type { IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import type { ServiceSettings } from '../../shared/transport/settings';
 import { readServiceSettings } from '../../shared/transport/settings';
 import type { StoredEndpoint } from '../staticData';
-import { storedEndpoints } from '../staticData';
+import { storedEndpoints, storeEndpoint } from '../staticData';
+import { heldSecrets } from './heldSecrets';
 import { recentKeys } from './recentKeys';
-import { unsealSecret } from './secretSeal';
+import { sealSecret, unsealSecret } from './secretSeal';
 import { decodeSigningSecret } from './signingSecret';
 import type { HeldKeys, KeyProblem, KeySource } from './verdict';
 
 const WEBHOOK_NAME = 'default';
 
-type KeysRead = HeldKeys | { problem: KeyProblem; detail?: string };
+type KeysRead = (HeldKeys & { resealed: Array<[url: string, secret: string]> }) | { problem: KeyProblem; detail?: string };
+
+/** Secrets this process holds by their sealed form (heldSecrets.ts), on the caller's clock. */
+interface Held {
+	recall(sealed: string): string | undefined;
+	keep(sealed: string, secret: string): void;
+}
 
 /** `trigger` is the trigger's key (redelivery.ts `triggerKey`), under which its keys are remembered. */
 export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySource {
@@ -37,31 +44,54 @@ export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySou
 			const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
 			// getWebhookResourceUrl (newer n8n) names the URL actually served, test or production.
 			const servedUrl = typeof context.getWebhookResourceUrl === 'function' ? context.getWebhookResourceUrl(WEBHOOK_NAME) : undefined;
-			const read = signingKeys(settings.settings, token, storedEndpoints(context.getWorkflowStaticData('node')), servedUrl);
+			const staticData = context.getWorkflowStaticData('node');
+			const held: Held = {
+				recall: (sealed) => heldSecrets.get(sealed, clock()),
+				keep: (sealed, secret) => void heldSecrets.set(sealed, secret, clock()),
+			};
+			const read = signingKeys(settings.settings, token, storedEndpoints(staticData), servedUrl, held);
+			if ('problem' in read) return read;
+			const { resealed, ...keys } = read;
+			for (const [url, secret] of resealed) reseal(context, staticData, url, secret, token, held);
 			// Kept whatever this delivery turns out to be: they are the credential's keys, not the sender's,
 			// so a flood of forgeries reads the credential once a minute, not once each.
-			if (!('problem' in read)) recentKeys.remember(trigger, keyStamp, read, clock());
-			return read;
+			recentKeys.remember(trigger, keyStamp, keys, clock());
+			return keys;
 		},
 	};
+}
+
+/** Seals a secret held by this process again, under the credential's current access token. */
+function reseal(context: IWebhookFunctions, staticData: IDataObject, url: string, secret: string, token: string, held: Held): void {
+	const stored = storedEndpoints(staticData)[url];
+	if (stored === undefined) return;
+	const sealedSecret = sealSecret(secret, token, url);
+	held.keep(sealedSecret, secret);
+	storeEndpoint(staticData, url, { ...stored, sealedSecret });
+	const workflow = context.getWorkflow();
+	context.logger.info(
+		`Service Trigger "${context.getNode().name}" in workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the access token changed; the endpoint's signing secret, still held by this n8n process, is now sealed with the new token.`,
+	);
 }
 
 /**
  * HMAC keys to verify with: the credential's Webhook Signing Secret when set, else the sealed
  * secrets stored, preferring the entry for the URL the request arrived on (test and production
- * URLs have separate endpoints and secrets). Pure: no n8n types.
+ * URLs have separate endpoints and secrets). A secret sealed with an earlier access token is taken
+ * from what this process still holds, and returned to be sealed again. Pure: no n8n types.
  */
 function signingKeys(
 	settings: ServiceSettings,
 	token: string,
 	endpoints: Record<string, StoredEndpoint>,
 	servedUrl: string | undefined,
+	held: Held,
 ): KeysRead {
 	const { signatureEncoding, signatureTimestampUnit: timestampUnit } = settings;
 	if (settings.webhookSigningSecret) {
 		try {
 			const keys = [decodeSigningSecret(settings.webhookSigningSecret, settings.signingKeyEncoding)];
-			return { keys, signatureEncoding, timestampUnit, source: 'credential' };
+			return { keys, signatureEncoding, timestampUnit, source: 'credential', resealed: [] };
 		} catch (error) {
 			return { problem: 'secret', detail: (error as Error).message };
 		}
@@ -70,19 +100,23 @@ function signingKeys(
 		servedUrl !== undefined && endpoints[servedUrl] ? [[servedUrl, endpoints[servedUrl]] as const] : Object.entries(endpoints);
 	if (candidates.length === 0) return { problem: 'no_endpoint' };
 	const keys: Buffer[] = [];
+	const resealed: Array<[string, string]> = [];
 	let sealedForOtherToken = 0;
 	for (const [url, stored] of candidates) {
-		const secret = unsealSecret(stored.sealedSecret, token, url);
+		const unsealed = unsealSecret(stored.sealedSecret, token, url);
+		const secret = unsealed ?? held.recall(stored.sealedSecret);
 		if (secret === undefined) {
 			sealedForOtherToken++;
 			continue;
 		}
+		if (unsealed === undefined) resealed.push([url, secret]);
+		else held.keep(stored.sealedSecret, secret);
 		try {
 			keys.push(decodeSigningSecret(secret, settings.signingKeyEncoding));
 		} catch {
 			// Checked when the endpoint was created; only a later change of Secret Encoding gets here.
 		}
 	}
-	if (keys.length > 0) return { keys, signatureEncoding, timestampUnit, source: 'stored' };
+	if (keys.length > 0) return { keys, signatureEncoding, timestampUnit, source: 'stored', resealed };
 	return { problem: sealedForOtherToken > 0 ? 'token_changed' : 'secret' };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 
 import { postDelivery, receiverTls, trustCa } from '../../harness';
+import { heldSecrets } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
 import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import { signatureHeader } from '../../sandbox/signing';
 import { listenHttps, type LocalHttpsServer } from '../../tls/httpsServer';
@@ -193,10 +194,45 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		expect(runs.map((e) => e.kind)).toEqual(['production']);
 	});
 
-	it('after the access token changes: deliveries are refused with a logged reason, re-activation registers afresh', async () => {
+	it('after the access token is rotated in the running n8n: deliveries keep verifying, and the secret is sealed again under the new token', async () => {
+		const { sandbox } = setup;
+		await setup.harness.activate();
+		const [endpoint] = sandbox.control.webhookEndpoints();
+		const sealedBefore = (setup.harness.savedNodeData().endpoints as Record<string, { sealedSecret: string }>)[setup.harness.webhookUrl()].sealedSecret;
+		const token = sandbox.control.rotateToken();
+		try {
+			setup.harness = setup.harness.restart({ credentials: { serviceApi: serviceApi(sandbox, { token }) } });
+
+			const alert = sandbox.control.emit('ledger_high', { organisation: KE });
+			expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
+			expect(setup.logs.some((line) => line.message.includes('the access token changed; the endpoint\'s signing secret, still held by this n8n process, is now sealed with the new token'))).toBe(true);
+
+			// The next activation keeps the endpoint (and the Service's retries to it), sealed for the new token.
+			sandbox.control.clearRequests();
+			await expect(setup.harness.activate('production', 'init')).resolves.toEqual({ created: false });
+			expect(sandbox.control.webhookEndpoints().map((e) => e.id)).toEqual([endpoint.id]);
+			expect(sandbox.control.requests({ method: 'POST' })).toHaveLength(0);
+			const sealedAfter = (setup.harness.savedNodeData().endpoints as Record<string, { sealedSecret: string }>)[setup.harness.webhookUrl()].sealedSecret;
+			expect(sealedAfter).not.toBe(sealedBefore);
+
+			// A new n8n process, which holds nothing: the stored secret opens with the new token.
+			heldSecrets.clear();
+			recentKeys.forgetAll();
+			setup.harness = setup.harness.restart();
+			const next = sandbox.control.emit('ledger_high', { organisation: KE });
+			expect(await deliveredExecutions(next.alertId)).toHaveLength(1);
+		} finally {
+			sandbox.control.rotateToken('reader', sandbox.tokens.reader);
+		}
+	});
+
+	it('after the access token changes while n8n restarts: deliveries are refused with a logged reason naming the workflow, re-activation registers afresh', async () => {
 		const { sandbox } = setup;
 		await setup.harness.activate();
 		const otherCredentials = { serviceApi: serviceApi(sandbox, { reader: 'other' }) };
+		// A new n8n process: it holds none of the secrets it could once unseal.
+		heldSecrets.clear();
+		recentKeys.forgetAll();
 		setup.harness = setup.harness.restart({ credentials: otherCredentials });
 
 		const logsBefore = setup.logs.length;
@@ -212,6 +248,7 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		const unsealLines = setup.logs.slice(logsBefore).filter((l) => /cannot be unsealed/.test(l.message));
 		expect(unsealLines.map((l) => l.level)).toEqual(['error']);
 		expect(unsealLines[0].message).toContain('deactivate and activate this workflow');
+		expect(unsealLines[0].message).toContain('for workflow "Trigger test workflow" (trigger-test-workflow), node "Service Trigger"');
 
 		expect(await setup.harness.runHook('checkExists')).toBe(false);
 		await expect(setup.harness.activate()).resolves.toEqual({ created: true });

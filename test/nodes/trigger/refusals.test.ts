@@ -204,7 +204,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 			const answer = await post({ 'Service-Signature': signatureHeader(secret, stale, body('al_stale_first')) }, body('al_stale_first'));
 			expect(answer.status).toBe(401);
 			expect(answer.newLogs.map((l) => l.message)).toEqual([
-				expect.stringMatching(/refused a webhook delivery \(401\): the signature timestamp is more than 300 seconds old/),
+				expect.stringMatching(/refused a webhook delivery \(401\) for workflow "Trigger test workflow" \(trigger-test-workflow\), node "Service Trigger": the signature timestamp is more than 300 seconds old/),
 			]);
 		});
 	});
@@ -216,7 +216,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 			const forged = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), body('al_keys_forged')) }, body('al_keys_forged'));
 			expect(forged.status).toBe(401);
 			// The reason is the signature, not the (broken) credential: the credential was never read.
-			expect(forged.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/refused a webhook delivery \(401\): .*signature/)]);
+			expect(forged.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/refused a webhook delivery \(401\) for workflow .*: .*signature/)]);
 			expect(forged.newLogs[0].message).not.toContain('credential');
 			// The endpoint's secret changes only with a new activation: a match is accepted on the remembered keys.
 			const genuine = await post({ 'Service-Signature': signatureHeader(secret, now(), body('al_keys_again')) }, body('al_keys_again'));
@@ -235,7 +235,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 			const next = await post({ 'Service-Signature': signatureHeader(newSigningSecret(), now(), body('al_flood_next')) }, body('al_flood_next'));
 			expect(next.status).toBe(401);
 			// Refused for its signature on the keys the first forgery read: the broken credential was not read.
-			expect(next.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/refused a webhook delivery \(401\): .*signature/)]);
+			expect(next.newLogs.map((l) => l.message)).toEqual([expect.stringMatching(/refused a webhook delivery \(401\) for workflow .*: .*signature/)]);
 		});
 	});
 

@@ -1,0 +1,14 @@
+/**
+ * The signing secrets this n8n process created or unsealed, by their sealed form. A sealed secret
+ * opens only with the access token it was sealed with, so after the token is rotated in the
+ * credential the trigger could verify nothing; with the secret still held here it seals it again
+ * under the new token instead, and no delivery is refused. Gone with the process (a restart after a
+ * rotation needs a re-activation: refusalLog.ts says so). Pure: no n8n types, no clock.
+ */
+import { BoundedMemory } from '../boundedMemory';
+
+/** Renewed by every use: a secret unused for 30 days is dropped. */
+export const HELD_SECRET_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+// At most 1000 endpoints' secrets, each kept 30 days from its last use.
+export const heldSecrets = new BoundedMemory<string>(1000, HELD_SECRET_MAX_AGE_MS);
