@@ -8,6 +8,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { processMemory, triggerKey } from './redelivery';
 import { refusalLog, refusalWords } from './verify/refusalLog';
+import { resealRetries } from './verify/heldSecrets';
 import { triggerKeys } from './verify/triggerKeys';
 import { deliveryVerdict } from './verify/verdict';
 
@@ -20,7 +21,8 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 
 	// 2. The verdict: the header alone first, then the keys (remembered, or read from the credential).
 	const delivery = { header: req.headers['service-signature'], rawBody, clock: Date.now };
-	const verdict = await deliveryVerdict(delivery, triggerKeys(this, trigger));
+	const keys = triggerKeys(this, trigger);
+	const verdict = await deliveryVerdict(delivery, keys);
 	if (!verdict.ok) return answer.call(this, trigger, 401, refusalWords(verdict.reason, verdict.detail), verdict.reason);
 
 	// 3. From here on the body is the Service's own.
@@ -32,6 +34,16 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	if (!shouldStartWorkflow(item.event_type, selectedEvents(this.getNodeParameter('events', [])))) {
 		// Acknowledged (2xx) so the Service does not retry an event the user chose not to act on.
 		return {};
+	}
+
+	// 4b. The access token was rotated and this delivery sealed the secret again. n8n saves what a
+	// delivery writes only when it starts no execution: so this one starts none, and the Service's retry
+	// (verified with the same secret) does; at most once an hour per trigger, should n8n lose the save.
+	if (keys.resealed && resealRetries.get(trigger, Date.now()) === undefined) {
+		resealRetries.set(trigger, true, Date.now());
+		this.logger.info(`Service Trigger: alert ${item.alert_id} (${item.event_type}) is asked again (503) so that n8n saves the signing secret sealed under the new access token.`);
+		this.getResponseObject().status(503).setHeader('Retry-After', '60').send('Service Unavailable');
+		return { noWebhookResponse: true };
 	}
 
 	// 5. Redeliveries: a copy of an alert this process is answering, or answered 2xx, starts nothing.

@@ -12,3 +12,9 @@ export const HELD_SECRET_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 // At most 1000 endpoints' secrets, each kept 30 days from its last use.
 export const heldSecrets = new BoundedMemory<string>(1000, HELD_SECRET_MAX_AGE_MS);
+
+/**
+ * Triggers that recently asked the Service to send a delivery again so that n8n would save a secret
+ * sealed again (delivery.ts): at most once an hour each, so a save n8n loses costs one retry, not a loop.
+ */
+export const resealRetries = new BoundedMemory<true>(1000, 60 * 60 * 1000);

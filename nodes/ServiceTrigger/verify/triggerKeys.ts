@@ -27,8 +27,9 @@ interface Held {
 }
 
 /** `trigger` is the trigger's key (redelivery.ts `triggerKey`), under which its keys are remembered. */
-export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySource {
+export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySource & { readonly resealed: boolean } {
 	let stamp: string | undefined;
+	let resealed = false;
 	// What the stored endpoints are, read once per delivery: their sealed secrets (a re-activation changes them).
 	const stampNow = () =>
 		(stamp ??= Object.values(storedEndpoints(context.getWorkflowStaticData('node')))
@@ -51,20 +52,24 @@ export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySou
 			};
 			const read = signingKeys(settings.settings, token, storedEndpoints(staticData), servedUrl, held);
 			if ('problem' in read) return read;
-			const { resealed, ...keys } = read;
-			for (const [url, secret] of resealed) reseal(context, staticData, url, secret, token, held);
+			const { resealed: toReseal, ...keys } = read;
+			for (const [url, secret] of toReseal) resealed = reseal(context, staticData, url, secret, token, held) || resealed;
 			// Kept whatever this delivery turns out to be: they are the credential's keys, not the sender's,
 			// so a flood of forgeries reads the credential once a minute, not once each.
 			recentKeys.remember(trigger, keyStamp, keys, clock());
 			return keys;
 		},
+		/** Whether this delivery sealed a secret again (delivery.ts then has n8n save it). */
+		get resealed() {
+			return resealed;
+		},
 	};
 }
 
 /** Seals a secret held by this process again, under the credential's current access token. */
-function reseal(context: IWebhookFunctions, staticData: IDataObject, url: string, secret: string, token: string, held: Held): void {
+function reseal(context: IWebhookFunctions, staticData: IDataObject, url: string, secret: string, token: string, held: Held): boolean {
 	const stored = storedEndpoints(staticData)[url];
-	if (stored === undefined) return;
+	if (stored === undefined) return false;
 	const sealedSecret = sealSecret(secret, token, url);
 	held.keep(sealedSecret, secret);
 	storeEndpoint(staticData, url, { ...stored, sealedSecret });
@@ -72,6 +77,7 @@ function reseal(context: IWebhookFunctions, staticData: IDataObject, url: string
 	context.logger.info(
 		`Service Trigger "${context.getNode().name}" in workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the access token changed; the endpoint's signing secret, still held by this n8n process, is now sealed with the new token.`,
 	);
+	return true;
 }
 
 /**

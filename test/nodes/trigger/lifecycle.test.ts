@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 
 import { postDelivery, receiverTls, trustCa } from '../../harness';
-import { heldSecrets } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
+import { heldSecrets, resealRetries } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
 import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import { signatureHeader } from '../../sandbox/signing';
 import { listenHttps, type LocalHttpsServer } from '../../tls/httpsServer';
@@ -194,38 +194,6 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		expect(runs.map((e) => e.kind)).toEqual(['production']);
 	});
 
-	it('after the access token is rotated in the running n8n: deliveries keep verifying, and the secret is sealed again under the new token', async () => {
-		const { sandbox } = setup;
-		await setup.harness.activate();
-		const [endpoint] = sandbox.control.webhookEndpoints();
-		const sealedBefore = (setup.harness.savedNodeData().endpoints as Record<string, { sealedSecret: string }>)[setup.harness.webhookUrl()].sealedSecret;
-		const token = sandbox.control.rotateToken();
-		try {
-			setup.harness = setup.harness.restart({ credentials: { serviceApi: serviceApi(sandbox, { token }) } });
-
-			const alert = sandbox.control.emit('ledger_high', { organisation: KE });
-			expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
-			expect(setup.logs.some((line) => line.message.includes('the access token changed; the endpoint\'s signing secret, still held by this n8n process, is now sealed with the new token'))).toBe(true);
-
-			// The next activation keeps the endpoint (and the Service's retries to it), sealed for the new token.
-			sandbox.control.clearRequests();
-			await expect(setup.harness.activate('production', 'init')).resolves.toEqual({ created: false });
-			expect(sandbox.control.webhookEndpoints().map((e) => e.id)).toEqual([endpoint.id]);
-			expect(sandbox.control.requests({ method: 'POST' })).toHaveLength(0);
-			const sealedAfter = (setup.harness.savedNodeData().endpoints as Record<string, { sealedSecret: string }>)[setup.harness.webhookUrl()].sealedSecret;
-			expect(sealedAfter).not.toBe(sealedBefore);
-
-			// A new n8n process, which holds nothing: the stored secret opens with the new token.
-			heldSecrets.clear();
-			recentKeys.forgetAll();
-			setup.harness = setup.harness.restart();
-			const next = sandbox.control.emit('ledger_high', { organisation: KE });
-			expect(await deliveredExecutions(next.alertId)).toHaveLength(1);
-		} finally {
-			sandbox.control.rotateToken('reader', sandbox.tokens.reader);
-		}
-	});
-
 	it('after the access token changes while n8n restarts: deliveries are refused with a logged reason naming the workflow, re-activation registers afresh', async () => {
 		const { sandbox } = setup;
 		await setup.harness.activate();
@@ -343,5 +311,59 @@ describe('Service Trigger create against a Service that returns no secret', () =
 		// Endpoints for this URL are looked up first (none listed here), then the one made is removed again.
 		expect(seen).toEqual(['GET /v1/reader/webhooks', 'POST /v1/reader/webhooks', 'DELETE /v1/reader/webhooks/we_nosecret']);
 		expect(harness.savedNodeData()).toEqual({});
+	});
+});
+
+describe('Service Trigger after the access token is rotated in the running n8n', () => {
+	// The Service's retry schedule compressed: its retry a minute later comes at once.
+	const rotation = useTriggerSetup({ sandbox: { timeScale: 86_400 } });
+	const sealed = () => (rotation.harness.savedNodeData().endpoints as Record<string, { sealedSecret: string }>)[rotation.harness.webhookUrl()].sealedSecret;
+
+	it('keeps verifying: the first delivery after it seals the held secret again and asks to be sent again, so that n8n saves it; a restart then verifies with the new token', async () => {
+		const { sandbox } = rotation;
+		await rotation.harness.activate();
+		const [endpoint] = sandbox.control.webhookEndpoints();
+		const sealedBefore = sealed();
+		const token = sandbox.control.rotateToken();
+		rotation.harness = rotation.harness.restart({ credentials: { serviceApi: serviceApi(sandbox, { token }) } });
+
+		const alert = sandbox.control.emit('ledger_high', { organisation: KE });
+		const [delivery] = await sandbox.control.whenSettled(alert.alertId);
+		expect(delivery.attempts.map((attempt) => attempt.status)).toEqual([503, 200]);
+		expect(await rotation.executionsOf(alert.alertId)).toHaveLength(1);
+		expect(rotation.logs.some((line) => line.message.includes('the access token changed; the endpoint\'s signing secret, still held by this n8n process, is now sealed with the new token'))).toBe(true);
+		expect(sealed()).not.toBe(sealedBefore);
+
+		// A new n8n process, which holds nothing: the saved secret opens with the new token.
+		heldSecrets.clear();
+		resealRetries.clear();
+		recentKeys.forgetAll();
+		rotation.harness = rotation.harness.restart();
+		const next = sandbox.control.emit('ledger_high', { organisation: KE });
+		expect((await sandbox.control.whenSettled(next.alertId)).map((d) => d.attempts.map((attempt) => attempt.status))).toEqual([[200]]);
+		expect(await rotation.executionsOf(next.alertId)).toHaveLength(1);
+
+		// Activation keeps the endpoint, and the Service's retries to it.
+		sandbox.control.clearRequests();
+		await expect(rotation.harness.activate('production', 'init')).resolves.toEqual({ created: false });
+		expect(sandbox.control.webhookEndpoints().map((e) => e.id)).toEqual([endpoint.id]);
+		expect(sandbox.control.requests({ method: 'POST' })).toHaveLength(0);
+		await rotation.harness.deactivate();
+	});
+
+	it('checkExists in the same process keeps the endpoint, sealed again, when no delivery came first', async () => {
+		const { sandbox } = rotation;
+		heldSecrets.clear();
+		await rotation.harness.activate();
+		const [endpoint] = sandbox.control.webhookEndpoints();
+		const sealedBefore = sealed();
+		const token = sandbox.control.rotateToken();
+		rotation.harness = rotation.harness.restart({ credentials: { serviceApi: serviceApi(sandbox, { token }) } });
+
+		sandbox.control.clearRequests();
+		await expect(rotation.harness.activate('production', 'init')).resolves.toEqual({ created: false });
+		expect(sandbox.control.webhookEndpoints().map((e) => e.id)).toEqual([endpoint.id]);
+		expect(sealed()).not.toBe(sealedBefore);
+		await rotation.harness.deactivate();
 	});
 });
