@@ -42,6 +42,7 @@ export function decodePickerToken(text: string): PickerToken | undefined {
 		typeof cursor === 'string' &&
 		cursor !== '' &&
 		Number.isInteger(page) &&
+		(page as number) >= 2 &&
 		Array.isArray(header) &&
 		header.every((cell) => typeof cell === 'string') &&
 		typeof delimiter === 'string' &&
