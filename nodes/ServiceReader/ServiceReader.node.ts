@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { resources } from './actions/resources';
 import { router } from './actions/router';
+import { listSearch } from './methods';
 
 export class ServiceReader implements INodeType {
 	description: INodeTypeDescription = {
@@ -10,7 +11,9 @@ export class ServiceReader implements INodeType {
 		name: 'serviceReader',
 		icon: { light: 'file:../../icons/service.svg', dark: 'file:../../icons/service.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// Version 2: the KE is picked from the companies that share (a resource locator); version 1 keeps plain text.
+		version: [1, 2],
+		defaultVersion: 2,
 		// "Portfolio: Get Many", as the dropdowns name them (a literal, as n8n's lint wants; test/unit/readerSubtitle.test.ts checks it).
 		subtitle:
 			'={{ ({"auditPack.get":"Audit Pack: Get","decision.getAll":"Decision: Get Many","expiry.getAll":"Expiry: Get Many","invitation.create":"Invitation: Create","invitation.getAll":"Invitation: Get Many","invitation.import":"Invitation: Import","policyRun.create":"Policy Run: Create","portfolio.getAll":"Portfolio: Get Many","record.get":"Record: Get","record.verify":"Record: Verify","sso.setConfiguration":"SSO: Set Configuration","statement.getAll":"Statement: Get Many","webhook.createEndpoint":"Webhook: Create Endpoint","webhook.getCatalogue":"Webhook: Get Catalogue"})[$parameter["resource"] + "." + $parameter["operation"]] }}',
@@ -32,6 +35,8 @@ export class ServiceReader implements INodeType {
 			...Object.values(resources).flatMap((resource) => resource.description),
 		],
 	};
+
+	methods = { listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -3,7 +3,9 @@
  * Their format is not shown in the spec, so only what could change the path is refused.
  */
 
-const SAFE_SEGMENT = /^[A-Za-z0-9._-]+$/;
+/** One path segment's characters, as a regex source: also the By KE mode's check in the editor. */
+export const SAFE_SEGMENT_PATTERN = '[A-Za-z0-9._-]+';
+const SAFE_SEGMENT = new RegExp(`^${SAFE_SEGMENT_PATTERN}$`);
 /** Longer than any identifier a Service hands out: refused before sending (a path that long gets a 414 or 431). */
 export const MAX_ID_LENGTH = 256;
 

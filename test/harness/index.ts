@@ -4,6 +4,7 @@ export { trustCa } from '../tls/trust';
 export { nodeTypes, credentialTypes, registerNodeType, PACKAGE } from './nodeTypes';
 export { TestCredentialsHelper } from './credentialsHelper';
 export { readerWorkflow, READER } from './workflows';
+export { listSearch, type ListSearchOptions } from './listSearch';
 export { TriggerHarness, type TriggerHarnessOptions, type WebhookKind } from './triggerHarness';
 export type { WebhookRequest, WebhookResponse } from './expressAdapters';
 export {

@@ -1,7 +1,5 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-
 import { headerValue } from '../../shared/transport/answer';
-import type { ServiceCall } from '../../shared/transport/serviceRequest';
+import type { ServiceCall, ServiceContext } from '../../shared/transport/serviceRequest';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
 import type { ExportSpec } from './description';
 import type { PageAnswer, PageRequest } from './paging';
@@ -17,11 +15,12 @@ export function exportPath(spec: ExportSpec): string {
 /**
  * The page fetch of an export's route, for `cursorPages`: one GET per page with the page's query,
  * the answer handed over as `response` asks, and the next cursor read from X-Service-Next-Cursor.
- * `onRequest` learns which page is on its way, so a failure can name it.
+ * Also used by the company picker, one page per list search. `onRequest` learns which page is on
+ * its way, so a failure can name it.
  */
 export function pageFetcher<T>(
-	this: IExecuteFunctions,
-	run: ExportRun,
+	this: ServiceContext,
+	run: Pick<ExportRun, 'spec' | 'settings' | 'itemIndex'>,
 	response: ServiceCall['response'],
 	onRequest: (request: PageRequest) => void = () => undefined,
 ): (request: PageRequest) => Promise<PageAnswer<T>> {

@@ -5,22 +5,60 @@
  */
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { SAFE_SEGMENT_PATTERN } from '../../shared/validation';
 import { binaryFieldName, pathParameter } from './itemInput';
 
-export function keField(show: IDisplayOptions['show'], description: string): INodeProperties {
-	return {
-		displayName: 'KE',
-		name: 'ke',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'KE-1001',
-		description,
-		displayOptions: { show },
-	};
+/**
+ * The KE field: plain text in version 1 (existing workflows keep it), a company picker in version 2
+ * (From List: the companies that share, searched by name or KE; By KE: typed).
+ */
+export function keField(show: IDisplayOptions['show'], description: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'KE',
+			name: 'ke',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'KE-1001',
+			description,
+			displayOptions: { show: { ...show, '@version': [1] } },
+		},
+		{
+			displayName: 'KE',
+			name: 'ke',
+			type: 'resourceLocator',
+			required: true,
+			default: { mode: 'list', value: '' },
+			description,
+			displayOptions: { show: { ...show, '@version': [{ _cnd: { gte: 2 } }] } },
+			modes: [
+				{
+					displayName: 'From List',
+					name: 'list',
+					type: 'list',
+					placeholder: 'Select a company...',
+					typeOptions: { searchListMethod: 'searchCompanies', searchable: true },
+				},
+				{
+					displayName: 'By KE',
+					name: 'id',
+					type: 'string',
+					placeholder: 'KE-1001',
+					validation: [
+						{
+							type: 'regex',
+							// Surrounding spaces are trimmed when the node runs.
+							properties: { regex: `\\s*${SAFE_SEGMENT_PATTERN}\\s*`, errorMessage: 'Not a KE: use only letters, digits, ".", "_" and "-"' },
+						},
+					],
+				},
+			],
+		},
+	];
 }
 
-/** The KE of the item, checked and trimmed (it goes into the request path). */
+/** The KE of the item, checked and trimmed (it goes into the request path): typed (v1) or picked (v2). */
 export function keParameter(this: IExecuteFunctions, itemIndex: number): string {
 	return pathParameter.call(this, itemIndex, 'ke', 'KE');
 }

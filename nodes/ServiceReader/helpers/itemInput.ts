@@ -18,7 +18,8 @@ export function inputProblem(
 
 /** A KE, KS or pack_id parameter, trimmed, checked so it cannot change the request path. */
 export function pathParameter(this: IExecuteFunctions, itemIndex: number, name: string, label: string): string {
-	const value = this.getNodeParameter(name, itemIndex, '') as unknown;
+	// extractValue: a resource locator ({ __rl, mode, value }) gives its value, plain text stays as it is.
+	const value = this.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
 	const problem = pathSegmentProblem(label, value);
 	if (problem) throw inputProblem.call(this, itemIndex, problem, `Set the ${label} field of this node for input item ${itemIndex}.`);
 	return (value as string).trim();

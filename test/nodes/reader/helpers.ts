@@ -9,14 +9,17 @@ import type { RunResult } from '../../harness';
 import type { Sandbox } from '../../sandbox';
 import { serviceApi } from '../../sandbox/credential';
 
-/** Runs Test Items -> Service Reader with these parameters as the main reader (or with `token`). */
+/** Runs Test Items -> Service Reader (version 1 unless `typeVersion`) with these parameters as the main reader (or with `token`). */
 export async function runReader(
 	sandbox: Sandbox,
 	parameters: INodeParameters,
-	options: { inputItems?: INodeExecutionData[]; token?: string; continueOnFail?: boolean } = {},
+	options: { inputItems?: INodeExecutionData[]; token?: string; continueOnFail?: boolean; typeVersion?: number } = {},
 ): Promise<RunResult> {
 	return await runWorkflow(
-		readerWorkflow(parameters, options.continueOnFail ? { continueOnFail: true } : {}),
+		readerWorkflow(parameters, {
+			...(options.continueOnFail ? { continueOnFail: true } : {}),
+			...(options.typeVersion === undefined ? {} : { typeVersion: options.typeVersion }),
+		}),
 		{
 			credentials: { serviceApi: serviceApi(sandbox, { token: options.token }) },
 			inputItems: options.inputItems,

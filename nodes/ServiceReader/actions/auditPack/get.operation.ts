@@ -12,7 +12,7 @@ import { pathParameter } from '../../helpers/itemInput';
 const show = { resource: ['auditPack'], operation: ['get'] };
 
 export const description: INodeProperties[] = [
-	keField(show, 'The KE of the company the decision is about'),
+	...keField(show, 'The KE of the company the decision is about'),
 	{
 		displayName: 'Pack ID',
 		name: 'packId',

@@ -13,7 +13,7 @@ export const STATEMENT_NOTE =
 	'The statement of this run (its findings, never a verdict) is listed at the statements export, /v1/reader/exports/statements: read it with Statement > Get Many and match it by statement_id or run_id.';
 
 export const description: INodeProperties[] = [
-	keField(show, 'The KE of the company whose record your policy runs against'),
+	...keField(show, 'The KE of the company whose record your policy runs against'),
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -10,7 +10,7 @@ import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedO
 const show = { resource: ['record'], operation: ['get'] };
 
 export const description: INodeProperties[] = [
-	keField(show, 'The company\'s KE, as webhook events and the portfolio export show it'),
+	...keField(show, 'The company\'s KE, as webhook events and the portfolio export show it'),
 	{
 		displayName: 'Options',
 		name: 'options',

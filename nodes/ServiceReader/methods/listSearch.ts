@@ -1,0 +1,48 @@
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getServiceSettings } from '../../shared/transport/serviceRequest';
+import { PORTFOLIO } from '../actions/portfolio/getAll.operation';
+import { pageFetcher } from '../exports/pageFetch';
+import type { PagingOptions } from '../exports/paging';
+import { pageQuery } from '../exports/paging';
+import { companyChoices, decodePickerToken, encodePickerToken } from './portfolioCompanies';
+
+/**
+ * The KE picker's From List: the companies that share with the reader, one portfolio export page
+ * (CSV) per call, so a large portfolio is never read at once. n8n asks again with the returned
+ * pagination token, which carries the Service's cursor, when the user scrolls down the list.
+ * A company whose share ended is not in the export, so it is not offered.
+ */
+export async function searchCompanies(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const from = paginationToken ? decodePickerToken(paginationToken) : undefined;
+	if (paginationToken && from === undefined) {
+		throw new NodeOperationError(this.getNode(), 'The company list cannot go on from where it was: search again');
+	}
+	const settings = await getServiceSettings.call(this);
+	const paging: PagingOptions = { cursorParameter: settings.cursorParameter, pageSize: settings.pageSize, query: { format: 'csv' } };
+	const fetchPage = pageFetcher.call(this, { spec: PORTFOLIO, settings, itemIndex: 0 }, 'buffer');
+	const page = from?.page ?? 1;
+	const answer = await fetchPage({ page, cursor: from?.cursor, qs: pageQuery(paging, from?.cursor) });
+
+	let read: ReturnType<typeof companyChoices>;
+	try {
+		const reading = { delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat };
+		read = companyChoices(settings.redactBytes(answer.content as Buffer), reading, from, filter);
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), `Page ${page} of the ${PORTFOLIO.label} cannot be read as CSV, so its companies cannot be listed`, {
+			description: `${(error as Error).message}. Enter the KE By KE instead, or check CSV Delimiter under Advanced Settings in the Service API credential.`,
+		});
+	}
+	const next = answer.nextCursor;
+	// A cursor handed back unchanged would offer the same page for ever.
+	const more = next !== undefined && next !== '' && next !== from?.cursor;
+	return {
+		results: read.choices,
+		paginationToken: more ? encodePickerToken({ cursor: next, page: page + 1, header: read.header, delimiter: read.delimiter }) : undefined,
+	};
+}

@@ -1,0 +1,98 @@
+/**
+ * The company picker's reading of one portfolio export page. Pure: no n8n types. The picker fetches
+ * one page per list search, so what the first page told (its header row and delimiter) travels with
+ * the Service's cursor in n8n's pagination token: a later page need not repeat the header row.
+ */
+import type { CsvDelimiter, CsvReading } from '../helpers/csv';
+import { CsvFormatError, CsvPages, stripFormulaGuard } from '../helpers/csv';
+
+/** Where the next list search picks up: the Service's cursor and what the first page told. */
+export interface PickerToken {
+	cursor: string;
+	/** 1-based number of the page the cursor fetches, for error words. */
+	page: number;
+	header: string[];
+	delimiter: CsvDelimiter;
+}
+
+export interface CompanyChoice {
+	name: string;
+	value: string;
+}
+
+/** Column names the portfolio's KE and company name go by (docs/service-choices.md), matched case-insensitively. */
+const KE_COLUMNS = ['ke'];
+const NAME_COLUMNS = ['company_name', 'name', 'company'];
+const DELIMITERS: readonly string[] = [',', ';', '\t', '|'];
+
+export function encodePickerToken(token: PickerToken): string {
+	return JSON.stringify(token);
+}
+
+/** The token n8n handed back, or undefined when it is not one this picker made. */
+export function decodePickerToken(text: string): PickerToken | undefined {
+	let token: Partial<PickerToken>;
+	try {
+		token = JSON.parse(text) as Partial<PickerToken>;
+	} catch {
+		return undefined;
+	}
+	const { cursor, page, header, delimiter } = token ?? {};
+	const valid =
+		typeof cursor === 'string' &&
+		cursor !== '' &&
+		Number.isInteger(page) &&
+		(page as number) >= 2 &&
+		Array.isArray(header) &&
+		header.every((cell) => typeof cell === 'string') &&
+		typeof delimiter === 'string' &&
+		DELIMITERS.includes(delimiter);
+	return valid ? (token as PickerToken) : undefined;
+}
+
+/** The first of `candidates` the header row has, as the header row spells it. */
+export function columnNamed(header: readonly string[], candidates: readonly string[]): string | undefined {
+	for (const candidate of candidates) {
+		const found = header.find((column) => column.trim().toLowerCase() === candidate);
+		if (found !== undefined) return found;
+	}
+	return undefined;
+}
+
+/** A company name on one line, without the Service's spreadsheet formula guard. */
+export function displayName(cell: string | undefined): string {
+	return stripFormulaGuard(cell ?? '').replace(/\s+/g, ' ').trim();
+}
+
+export interface CompanyPage {
+	choices: CompanyChoice[];
+	header: string[];
+	delimiter: CsvDelimiter;
+}
+
+/**
+ * The companies of one portfolio page as picker choices ("name (KE)", the KE as value), those whose
+ * name or KE holds `filter` (case-insensitive). `from` is the token of a later page, else undefined.
+ */
+export function companyChoices(content: Buffer | string, reading: CsvReading, from: PickerToken | undefined, filter = ''): CompanyPage {
+	const csv = new CsvPages(from ? { ...reading, delimiter: from.delimiter } : reading);
+	if (from) csv.header = from.header;
+	const rows = csv.rows(content);
+	const header = csv.header ?? [];
+	if (csv.header === undefined || csv.delimiter === undefined) return { choices: [], header, delimiter: csv.delimiter ?? ',' };
+	const keColumn = columnNamed(header, KE_COLUMNS);
+	if (keColumn === undefined) {
+		throw new CsvFormatError(`It has no ke column, so no company can be listed: its columns are ${header.map((c) => JSON.stringify(c)).join(', ')}`);
+	}
+	const nameColumn = columnNamed(header, NAME_COLUMNS);
+	const wanted = filter.trim().toLowerCase();
+	const choices: CompanyChoice[] = [];
+	for (const row of rows) {
+		const ke = row[keColumn].trim();
+		if (ke === '') continue;
+		const name = nameColumn === undefined ? '' : displayName(row[nameColumn]);
+		if (wanted !== '' && !ke.toLowerCase().includes(wanted) && !name.toLowerCase().includes(wanted)) continue;
+		choices.push({ name: name === '' ? ke : `${name} (${ke})`, value: ke });
+	}
+	return { choices, header, delimiter: csv.delimiter };
+}
