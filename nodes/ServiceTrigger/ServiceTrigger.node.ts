@@ -7,12 +7,13 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { handleDelivery } from './delivery';
 import { checkExists, create, deleteEndpoint } from './lifecycle';
 import { loadOptions } from './methods';
 import { passOnOnce } from './redelivery';
+import { testRefusalIn } from './testRefusal';
 
 export class ServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -84,8 +85,15 @@ export class ServiceTrigger implements INodeType {
 		return await handleDelivery.call(this);
 	}
 
-	// The first step of the execution a delivery started: records the alert_id (redelivery.ts).
+	// The first step of the execution a delivery started: records the alert_id (redelivery.ts), or
+	// shows the editor why its test delivery was refused (testRefusal.ts).
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const refusal = this.getMode() === 'manual' ? testRefusalIn(this.getInputData()) : undefined;
+		if (refusal !== undefined) {
+			throw new NodeOperationError(this.getNode(), `The Service's test event was refused: ${refusal.reason}`, {
+				description: `It is signed correctly, but the credential's ${refusal.setting} setting does not fit how this Service sends it, so in production every delivery would be refused (401). Set ${refusal.setting} to ${refusal.detect} in the Service API credential's Advanced Settings, then listen for a test event again.`,
+			});
+		}
 		return await passOnOnce.call(this);
 	}
 }

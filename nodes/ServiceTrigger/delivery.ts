@@ -7,6 +7,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { processMemory, triggerKey } from './redelivery';
+import { testRefusalItem } from './testRefusal';
 import { refusalLog, refusalWords } from './verify/refusalLog';
 import { resealRetries } from './verify/heldSecrets';
 import { triggerKeys } from './verify/triggerKeys';
@@ -23,7 +24,13 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	const delivery = { header: req.headers['service-signature'], rawBody, clock: Date.now };
 	const keys = triggerKeys(this, trigger);
 	const verdict = await deliveryVerdict(delivery, keys);
-	if (!verdict.ok) return answer.call(this, trigger, 401, refusalWords(verdict.reason, verdict.detail), verdict.reason);
+	if (!verdict.ok) {
+		const words = refusalWords(verdict.reason, verdict.detail);
+		// The editor, listening for a test event, is shown a refusal that only a setting caused (testRefusal.ts).
+		const shown = this.getMode() === 'manual' ? await testRefusalItem(delivery, keys, verdict.reason, words) : undefined;
+		const answered = answer.call(this, trigger, 401, words, verdict.reason);
+		return shown === undefined ? answered : { ...answered, workflowData: [[{ json: shown }]] };
+	}
 
 	// 3. From here on the body is the Service's own.
 	const reading = readServiceEvent(rawBody);

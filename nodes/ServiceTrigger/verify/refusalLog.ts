@@ -56,9 +56,9 @@ export function refusalWords(reason: RefusalReason, detail?: string): string {
 		case 'no_key':
 			return 'no signing secret is available to check the signature';
 		case 'unit_seconds':
-			return 'the t (timestamp) part is in unix seconds, but the credential\'s Signature Timestamp Unit is set to Milliseconds (set it to Auto or Seconds)';
+			return 'the t (timestamp) part is in unix seconds, but the credential\'s Signature Timestamp Unit is set to Milliseconds (set it to Detect or Seconds)';
 		case 'unit_milliseconds':
-			return 'the t (timestamp) part is in unix milliseconds, but the credential\'s Signature Timestamp Unit is set to Seconds (set it to Auto or Milliseconds)';
+			return 'the t (timestamp) part is in unix milliseconds, but the credential\'s Signature Timestamp Unit is set to Seconds (set it to Detect or Milliseconds)';
 		case 'credential':
 			return `the Service API credential cannot be used: ${detail ?? ''}`;
 		case 'secret':
