@@ -6,13 +6,15 @@ import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
 import { runs } from '../property/fc';
 import { ServiceTrigger } from '../../nodes/ServiceTrigger/ServiceTrigger.node';
 import { TriggerHarness } from '../harness/triggerHarness';
+import { receiverTls, startTriggerReceiver } from '../harness/triggerReceiver';
+import { recentKeys } from '../../nodes/ServiceTrigger/verify/recentKeys';
 import type { AnswerShapes } from '../sandbox/answerShapes';
 import { serviceApi } from '../sandbox/credential';
 import type { CsvFormat } from '../sandbox/csv';
 import { eventCatalogue } from '../sandbox/events';
 import { fileItem } from './reader/helpers';
 import { altDialect, defaultDialect, type Dialect } from '../sandbox/dialect';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Delivery, type Sandbox } from '../sandbox';
 import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials, servicePages } from './reader/exportHelpers';
 
 /**
@@ -167,5 +169,51 @@ describe('the Service Reader on generated Service dialects', () => {
 			}),
 			runs(30),
 		);
+	}, 300_000);
+
+	test('the trigger accepts every genuine delivery and refuses tampered and stale ones, in every signature dialect', async () => {
+		const tls = await receiverTls();
+		let harness: TriggerHarness | undefined;
+		const receiver = await startTriggerReceiver(tls, () => harness!);
+		try {
+			await fc.assert(
+				fc.asyncProperty(dialect, async (drawn) => {
+					// Sixty times faster retries: a refused delivery's next attempt comes within a second or two.
+					const sandbox = await startSandbox({ dialect: drawn, trustedCas: [tls.ca], timeScale: 60 });
+					try {
+						trustCa(sandbox.ca);
+						recentKeys.forgetAll();
+						harness = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials: { serviceApi: serviceApi(sandbox) }, publicUrl: receiver.origin });
+						await harness.activate();
+						const firstAnswer = async (alertId: string) => {
+							const answered = (d: Delivery) => d.alertId === alertId && d.attempts[0]?.status !== undefined;
+							return (await sandbox.control.waitForDeliveries((list) => list.some(answered))).find(answered)?.attempts[0]?.status;
+						};
+						const started = async (alertId: string) => {
+							await receiver.drained();
+							return receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId).length;
+						};
+						const genuine = sandbox.control.emit('ledger_high', { organisation: 'KE-1001' });
+						const tampered = sandbox.control.sendTampered('ledger_high', { organisation: 'KE-1002' }, { mode: 'body' });
+						const forged = sandbox.control.sendTampered('ledger_high', { organisation: 'KE-1003' }, { mode: 'signature' });
+						const stale = sandbox.control.sendStale('ledger_high', { organisation: 'KE-1004' }, { ageSeconds: 600 });
+						const answers = {
+							genuine: await firstAnswer(genuine.alertId),
+							tampered: await firstAnswer(tampered.alertId),
+							forged: await firstAnswer(forged.alertId),
+							stale: await firstAnswer(stale.alertId),
+						};
+						expect(answers).toEqual({ genuine: 200, tampered: 401, forged: 401, stale: 401 });
+						expect([await started(genuine.alertId), await started(tampered.alertId), await started(forged.alertId), await started(stale.alertId)]).toEqual([1, 0, 0, 0]);
+						await harness.deactivate();
+					} finally {
+						await sandbox.close();
+					}
+				}),
+				runs(20),
+			);
+		} finally {
+			await receiver.close();
+		}
 	}, 300_000);
 });
