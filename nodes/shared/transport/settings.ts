@@ -106,13 +106,17 @@ export function tokenRedactors(token: string): Pick<ServiceSettings, 'redact' | 
 		for (const form of forms) if (out.includes(form)) out = out.split(form).join('***');
 		return out;
 	};
+	// Copies only what holds the token: a 100,000-row export is not held twice in memory.
 	const redactValue = (value: unknown): unknown => {
 		if (typeof value === 'string') return redact(value);
-		if (Array.isArray(value)) return value.map(redactValue);
 		if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
-		const out: Record<string, unknown> = {};
-		for (const [key, inner] of Object.entries(value)) out[redact(key)] = redactValue(inner);
-		return out;
+		if (Array.isArray(value)) {
+			const redacted = value.map(redactValue);
+			return redacted.some((inner, index) => inner !== value[index]) ? redacted : value;
+		}
+		const entries = Object.entries(value).map(([key, inner]) => [redact(key), redactValue(inner), key, inner] as const);
+		const changed = entries.some(([key, inner, oldKey, oldInner]) => key !== oldKey || inner !== oldInner);
+		return changed ? Object.fromEntries(entries.map(([key, inner]) => [key, inner])) : value;
 	};
 	return {
 		redact,
