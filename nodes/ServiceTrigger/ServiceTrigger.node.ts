@@ -12,6 +12,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { handleDelivery } from './delivery';
 import { checkExists, create, deleteEndpoint } from './lifecycle';
 import { loadOptions } from './methods';
+import { addCompanyDetails } from './companyDetails';
 import { passOnOnce } from './redelivery';
 import { testRefusalIn } from './testRefusal';
 
@@ -62,6 +63,23 @@ export class ServiceTrigger implements INodeType {
 				description:
 					'Whether to pass each alert_id on only once: the Service retries a delivery for up to 24 hours, so one alert can arrive twice',
 			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Add Company Details',
+						name: 'addCompanyDetails',
+						type: 'boolean',
+						default: false,
+						description:
+							"Whether to add the company's name, tier, status and decision due from the portfolio export to each event that names a company, read in the execution (at most one full portfolio read per 5 minutes per credential)",
+					},
+				],
+			},
 		],
 	};
 
@@ -85,8 +103,8 @@ export class ServiceTrigger implements INodeType {
 		return await handleDelivery.call(this);
 	}
 
-	// The first step of the execution a delivery started: records the alert_id (redelivery.ts), or
-	// shows the editor why its test delivery was refused (testRefusal.ts).
+	// The first step of the execution a delivery started: records the alert_id (redelivery.ts) and adds
+	// the company (companyDetails.ts), or shows the editor why its test delivery was refused (testRefusal.ts).
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const refusal = this.getMode() === 'manual' ? testRefusalIn(this.getInputData()) : undefined;
 		if (refusal !== undefined) {
@@ -94,6 +112,8 @@ export class ServiceTrigger implements INodeType {
 				description: `It is signed correctly, but the credential's ${refusal.setting} setting does not fit how this Service sends it, so in production every delivery would be refused (401). Set ${refusal.setting} to ${refusal.detect} in the Service API credential's Advanced Settings, then listen for a test event again.`,
 			});
 		}
-		return await passOnOnce.call(this);
+		const [items] = await passOnOnce.call(this);
+		const options = this.getNodeParameter('options', 0, {}) as { addCompanyDetails?: boolean };
+		return [options.addCompanyDetails === true ? await addCompanyDetails.call(this, items) : items];
 	}
 }

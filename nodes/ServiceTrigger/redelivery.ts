@@ -78,7 +78,9 @@ export async function passOnOnce(this: IExecuteFunctions): Promise<INodeExecutio
 	const items = this.getInputData();
 	const passedOn = (item: INodeExecutionData, index: number): INodeExecutionData => ({ ...item, pairedItem: { item: index } });
 	const remember = this.helpers.checkProcessedAndRecord;
-	if (!(this.getNodeParameter('ignoreRedeliveries', 0, true) as boolean) || typeof remember !== 'function') {
+	// A retry is the user running a failed execution again, never the Service's redelivery.
+	const retry = this.getMode() === 'retry';
+	if (!(this.getNodeParameter('ignoreRedeliveries', 0, true) as boolean) || typeof remember !== 'function' || retry) {
 		return [items.map(passedOn)];
 	}
 	const kind = deliveryKind(this.getMode());

@@ -103,3 +103,17 @@ export function sampleOf(body: unknown, max = 300): string {
 	text = (text ?? String(body)).replace(/\s+/g, ' ');
 	return text.length > max ? `${text.slice(0, max)}…` : text;
 }
+
+/** Names under which services conventionally wrap a list. */
+const LIST_NAMES = ['data', 'items', 'results', 'records', 'entries', 'event_types', 'events', 'rows'];
+
+/**
+ * The rows of a JSON list answer: a bare array, a list under a conventional name ({"data": [...]},
+ * {"items": [...]}, ...), the one array-valued property of the answer, the same inside a wrapper,
+ * or an object keyed by id or type, each item keeping its key under `keyName` (docs/service-choices.md).
+ */
+export function listFromBody(body: unknown, keyName = 'key'): unknown[] {
+	const list = findList(body, LIST_NAMES, keyName);
+	if (list) return list;
+	throw new Error(`The Service answered with something other than a list: ${sampleOf(body)}`);
+}

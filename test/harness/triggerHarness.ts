@@ -167,10 +167,11 @@ export class TriggerHarness {
 	 * trigger node first with the delivered items, changed static data saved when it ends (not in
 	 * manual mode). Returns the trigger node's output items.
 	 */
-	async execute(items: INodeExecutionData[], kind: WebhookKind): Promise<INodeExecutionData[]> {
+	async execute(items: INodeExecutionData[], kind: WebhookKind, retry = false): Promise<INodeExecutionData[]> {
 		await initBinaryData();
 		await initDeduplication();
-		const mode: WorkflowExecuteMode = kind === 'test' ? 'manual' : 'webhook';
+		// `retry`: the user runs the failed execution again (n8n's Executions, Retry).
+		const mode: WorkflowExecuteMode = retry ? 'retry' : kind === 'test' ? 'manual' : 'webhook';
 		const workflow = this.workflow(kind);
 		const workflowData = { id: WORKFLOW_ID, name: workflow.name, nodes: [this.node], connections: {}, settings: {} } as unknown as IWorkflowBase;
 		const hooks = new ExecutionLifecycleHooks(mode, 'trigger-execution', workflowData);
@@ -184,7 +185,7 @@ export class TriggerHarness {
 		const { run, newStaticData } = await finished;
 		if (kind === 'production' && newStaticData) this.saved = JSON.parse(JSON.stringify(newStaticData)) as IDataObject;
 		const error = run.data.resultData.error;
-		if (error) throw new Error(`The execution failed: ${error.message}`);
+		if (error) throw Object.assign(new Error(`The execution failed: ${error.message}`), { description: error.description });
 		return run.data.resultData.runData[this.node.name]?.[0]?.data?.main?.[0] ?? [];
 	}
 

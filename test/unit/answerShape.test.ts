@@ -1,7 +1,7 @@
 import { eventTypeChoices } from '../../nodes/ServiceTrigger/events';
 import { deliveryVerdict } from '../../nodes/ServiceTrigger/verify/verdict';
 import { matchImportAnswer } from '../../nodes/ServiceReader/helpers/invitationImport';
-import { listFromBody } from '../../nodes/shared/listBody';
+import { listFromBody } from '../../nodes/shared/answerShape';
 import { readErrorBody } from '../../nodes/shared/transport/errors';
 import { readCreatedEndpoint } from '../../nodes/shared/webhookEndpoint';
 import { createHmac } from 'node:crypto';

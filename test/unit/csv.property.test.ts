@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { CsvFormatError, CsvPages, type CsvDelimiter } from '../../nodes/ServiceReader/helpers/csv';
+import { CsvFormatError, CsvPages, type CsvDelimiter } from '../../nodes/shared/csv';
 import { CsvPageFilter } from '../../nodes/ServiceReader/exports/csvPageFilter';
 import { runs } from '../property/fc';
 

@@ -1,4 +1,4 @@
-import { CsvFormatError, parseCsvRows, stripFormulaGuard } from '../../nodes/ServiceReader/helpers/csv';
+import { CsvFormatError, parseCsvRows, stripFormulaGuard } from '../../nodes/shared/csv';
 import { CsvPageFilter } from '../../nodes/ServiceReader/exports/csvPageFilter';
 import type { CsvPageFilterOptions } from '../../nodes/ServiceReader/exports/csvPageFilter';
 

@@ -1,5 +1,5 @@
-import type { PageAnswer, PageRequest } from '../../nodes/ServiceReader/exports/paging';
-import { cursorPages, pageQuery, RepeatedCursorError } from '../../nodes/ServiceReader/exports/paging';
+import type { PageAnswer, PageRequest } from '../../nodes/shared/paging';
+import { cursorPages, pageQuery, RepeatedCursorError } from '../../nodes/shared/paging';
 
 /** A fake listing of `pages` pages whose cursors are c2, c3, ...; records every request. */
 function fakeListing(pages: string[][]) {

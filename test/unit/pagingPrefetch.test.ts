@@ -1,5 +1,5 @@
-import type { PageAnswer, PageRequest } from '../../nodes/ServiceReader/exports/paging';
-import { cursorPages, RepeatedCursorError } from '../../nodes/ServiceReader/exports/paging';
+import type { PageAnswer, PageRequest } from '../../nodes/shared/paging';
+import { cursorPages, RepeatedCursorError } from '../../nodes/shared/paging';
 
 // cursorPages with prefetch (Return All exports): the next page is asked for as soon as the current
 // one has arrived, before the consumer works on it; what the consumer sees is unchanged.

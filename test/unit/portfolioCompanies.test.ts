@@ -1,5 +1,5 @@
-import type { CsvReading } from '../../nodes/ServiceReader/helpers/csv';
-import { CsvFormatError } from '../../nodes/ServiceReader/helpers/csv';
+import type { CsvReading } from '../../nodes/shared/csv';
+import { CsvFormatError } from '../../nodes/shared/csv';
 import type { PickerToken } from '../../nodes/ServiceReader/methods/portfolioCompanies';
 import {
 	columnNamed,

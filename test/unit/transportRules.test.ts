@@ -1,6 +1,6 @@
 import { describeServiceError, readErrorBody } from '../../nodes/shared/transport/errors';
 import { httpsUrlProblem, normalisedUrl, pathSegmentProblem } from '../../nodes/shared/validation';
-import { listFromBody } from '../../nodes/shared/listBody';
+import { listFromBody } from '../../nodes/shared/answerShape';
 import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from '../../nodes/shared/transport/retry';
 import { readServiceSettings } from '../../nodes/shared/transport/settings';
 

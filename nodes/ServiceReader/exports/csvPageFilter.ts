@@ -6,8 +6,8 @@
  */
 import { parse } from 'csv-parse/sync';
 
-import type { CsvDelimiter, CsvDelimiterSetting, CsvHeaderRepeat } from '../helpers/csv';
-import { CsvFormatError, detectDelimiter, firstRecordEnd, FORMULA_GUARD, FORMULA_STARTS, isRepeatedHeader } from '../helpers/csv';
+import type { CsvDelimiter, CsvDelimiterSetting, CsvHeaderRepeat } from '../../shared/csv';
+import { CsvFormatError, detectDelimiter, firstRecordEnd, FORMULA_GUARD, FORMULA_STARTS, isRepeatedHeader } from '../../shared/csv';
 
 const BOM = '\uFEFF';
 /** A header row longer than this is not a header row: refused rather than buffered. */

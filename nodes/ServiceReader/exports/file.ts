@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { CsvPageFilter } from './csvPageFilter';
 import { pageFailed } from './pageErrors';
-import { pageFetcher } from './pageFetch';
-import type { Page, PageRequest } from './paging';
-import { cursorPages } from './paging';
+import { pageFetcher } from '../../shared/transport/pageFetch';
+import type { Page, PageRequest } from '../../shared/paging';
+import { cursorPages } from '../../shared/paging';
 import type { ExportRun } from './parameters';
 
 /** A response body stream; typed structurally because node:stream may not be imported (n8n Cloud rule). */
@@ -23,6 +23,7 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 	let current: PageRequest | undefined;
 	const fetchPage = pageFetcher.call<IExecuteFunctions, Parameters<typeof pageFetcher>, ReturnType<typeof pageFetcher<Readable>>>(
 		this,
+		spec.listing,
 		run,
 		'stream',
 		(request) => {

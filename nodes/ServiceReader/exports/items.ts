@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { listFromBody } from '../../shared/listBody';
-import { CsvPages } from '../helpers/csv';
+import { listFromBody } from '../../shared/answerShape';
+import { CsvPages } from '../../shared/csv';
 import { pageFailed } from './pageErrors';
-import { pageFetcher } from './pageFetch';
-import type { PageRequest } from './paging';
-import { cursorPages } from './paging';
+import { pageFetcher } from '../../shared/transport/pageFetch';
+import type { PageRequest } from '../../shared/paging';
+import { cursorPages } from '../../shared/paging';
 import type { ExportRun } from './parameters';
 
 /**
@@ -18,7 +18,7 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 	const items: INodeExecutionData[] = [];
 	// The page whose fetch is under way; a page being parsed is named by its own request.
 	let current: PageRequest | undefined;
-	const fetchPage = pageFetcher.call(this, run, format === 'csv' ? 'buffer' : 'json', (request) => {
+	const fetchPage = pageFetcher.call(this, run.spec.listing, run, format === 'csv' ? 'buffer' : 'json', (request) => {
 		current = request;
 	});
 

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { PageRequest } from './paging';
-import { PageCapError, RepeatedCursorError } from './paging';
+import type { PageRequest } from '../../shared/paging';
+import { PageCapError, RepeatedCursorError } from '../../shared/paging';
 import type { ExportRun } from './parameters';
 
 /**

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { ServiceSettings } from '../../shared/transport/settings';
 import { inputProblem } from '../helpers/itemInput';
 import type { ExportSpec } from './description';
-import type { PagingOptions } from './paging';
+import type { PagingOptions } from '../../shared/paging';
 
 /** What the parameters of a list operation say, checked. */
 export interface ExportParameters {

@@ -3,9 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getServiceSettings } from '../../shared/transport/serviceRequest';
 import { PORTFOLIO } from '../actions/portfolio/getAll.operation';
-import { pageFetcher } from '../exports/pageFetch';
-import type { PagingOptions } from '../exports/paging';
-import { pageQuery } from '../exports/paging';
+import { pageFetcher } from '../../shared/transport/pageFetch';
+import type { PagingOptions } from '../../shared/paging';
+import { pageQuery } from '../../shared/paging';
 import { companyChoices, decodePickerToken, encodePickerToken } from './portfolioCompanies';
 
 /**
@@ -25,7 +25,7 @@ export async function searchCompanies(
 	}
 	const settings = await getServiceSettings.call(this);
 	const paging: PagingOptions = { cursorParameter: settings.cursorParameter, pageSize: settings.pageSize, query: { format: 'csv' } };
-	const fetchPage = pageFetcher.call(this, { spec: PORTFOLIO, settings, itemIndex: 0 }, 'buffer');
+	const fetchPage = pageFetcher.call(this, PORTFOLIO.listing, { settings, itemIndex: 0 }, 'buffer');
 	const page = from?.page ?? 1;
 	const answer = await fetchPage({ page, cursor: from?.cursor, qs: pageQuery(paging, from?.cursor) });
 

@@ -3,8 +3,8 @@
  * one page per list search, so what the first page told (its header row and delimiter) travels with
  * the Service's cursor in n8n's pagination token: a later page need not repeat the header row.
  */
-import type { CsvDelimiter, CsvReading } from '../helpers/csv';
-import { CsvFormatError, CsvPages, stripFormulaGuard } from '../helpers/csv';
+import type { CsvDelimiter, CsvReading } from '../../shared/csv';
+import { CsvFormatError, CsvPages, stripFormulaGuard } from '../../shared/csv';
 
 /** Where the next list search picks up: the Service's cursor and what the first page told. */
 export interface PickerToken {

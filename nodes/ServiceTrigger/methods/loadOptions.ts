@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { listFromBody } from '../../shared/listBody';
+import { listFromBody } from '../../shared/answerShape';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
 import { eventTypeChoices } from '../events';
 

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { listFromBody } from '../../../shared/listBody';
+import { listFromBody } from '../../../shared/answerShape';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 
 export const description: INodeProperties[] = [];

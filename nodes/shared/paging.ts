@@ -79,6 +79,8 @@ export interface CursorPagesOptions<T> {
 	prefetch?: boolean;
 	/** Called with a prefetched page the consumer never took (it stopped or failed), e.g. to close a stream. */
 	discard?: (content: T) => void;
+	/** Resume at this page with the cursor an earlier reading was handed (default: the first page). */
+	from?: { page: number; cursor: string };
 }
 
 /**
@@ -89,7 +91,7 @@ export interface CursorPagesOptions<T> {
 export async function* cursorPages<T>(
 	fetchPage: (request: PageRequest) => Promise<PageAnswer<T>>,
 	options: PagingOptions,
-	{ prefetch = false, discard }: CursorPagesOptions<T> = {},
+	{ prefetch = false, discard, from }: CursorPagesOptions<T> = {},
 ): AsyncGenerator<Page<T>, void, undefined> {
 	// Digests, not the cursors: memory stays at 32 bytes a page however long the Service's cursors are,
 	// and Max Pages bounds the pages (100,000 pages: about 10 MB), while A, B, A is still caught.
@@ -101,10 +103,11 @@ export async function* cursorPages<T>(
 		pending.catch(() => undefined);
 		return { request, pending };
 	};
-	let next: ReturnType<typeof start> | undefined = start({ page: 1, cursor: undefined, qs: pageQuery(options, undefined) });
+	const first = from?.page ?? 1;
+	let next: ReturnType<typeof start> | undefined = start({ page: first, cursor: from?.cursor, qs: pageQuery(options, from?.cursor) });
 	let prefetched: ReturnType<typeof start> | undefined;
 	try {
-		for (let page = 1; next !== undefined; page++) {
+		for (let page = first; next !== undefined; page++) {
 			const { request, pending } = next;
 			const answer: PageAnswer<T> = await pending;
 			const cursor: string | undefined =

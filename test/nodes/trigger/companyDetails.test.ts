@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+
+import { deduplicationStore } from '../../harness';
+import type { Sandbox } from '../../sandbox';
+import { useTriggerSetup, type TriggerSetup } from './setup';
+
+const PORTFOLIO = '/v1/reader/exports/portfolio';
+
+/** The company as the portfolio export has it: every column by name, values as CSV text. */
+function expectedCompany(sandbox: Sandbox, ke: string): Record<string, unknown> {
+	const company = sandbox.control.companies().find((c) => c.ke === ke)!;
+	const share = sandbox.control.shares().find((s) => s.ke === ke)!;
+	return {
+		ke, name: company.name, company_name: company.name, tier: share.tier, status: company.status, decision_due: String(share.decisionDue), shared: true,
+	};
+}
+
+/** ids the sandbox requires per event type, as in delivery.test.ts. */
+function idsFor(eventType: string, ke: string): Record<string, string> {
+	if (eventType === 'report_superseded' || eventType === 'finding_new') return { organisation: ke, report: `KS-${ke.slice(3)}-v2` };
+	if (eventType === 'questionnaire_answered') return { organisation: ke, questionnaire: 'QN-0001' };
+	return { organisation: ke };
+}
+
+async function runFor(setup: TriggerSetup, eventType: string, ke: string) {
+	const alert = setup.sandbox.control.emit(eventType, idsFor(eventType, ke));
+	const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
+	const runs = await setup.executionsOf(alert.alertId);
+	return { alert, delivery, runs };
+}
+
+const portfolioReads = (sandbox: Sandbox) => sandbox.control.requests({ method: 'GET', path: PORTFOLIO });
+
+describe('Service Trigger: Add Company Details', () => {
+	const setup = useTriggerSetup({ parameters: { options: { addCompanyDetails: true } }, activate: true });
+
+	it('adds the name, tier, status and decision due of a sharing company to a ledger_high, exactly as the portfolio has them', async () => {
+		const { alert, delivery, runs } = await runFor(setup, 'ledger_high', 'KE-1001');
+		expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
+		expect(runs).toHaveLength(1);
+		const body = JSON.parse(alert.body) as Record<string, unknown>;
+		expect(runs[0].items).toEqual([{ json: { ...body, ke: 'KE-1001', company: expectedCompany(setup.sandbox, 'KE-1001') }, pairedItem: { item: 0 } }]);
+	});
+
+	it('reads the portfolio once for two alerts within 5 minutes', async () => {
+		setup.sandbox.control.clearRequests();
+		await runFor(setup, 'ledger_high', 'KE-1010');
+		expect(portfolioReads(setup.sandbox)).toHaveLength(1);
+		const second = await runFor(setup, 'questionnaire_answered', 'KE-1009');
+		expect(portfolioReads(setup.sandbox)).toHaveLength(1);
+		expect(second.runs[0].items[0].json.company).toEqual(expectedCompany(setup.sandbox, 'KE-1009'));
+	});
+
+	it('gives shared: false for a company whose share ended, read again because share_revoked changes its row', async () => {
+		setup.sandbox.control.clearRequests();
+		const alert = setup.sandbox.control.endShare('KE-1004');
+		await setup.sandbox.control.whenSettled(alert.alertId);
+		const [run] = await setup.executionsOf(alert.alertId);
+		expect(run.items[0].json.company).toEqual({ ke: 'KE-1004', shared: false });
+		expect(portfolioReads(setup.sandbox)).toHaveLength(1);
+		// A company the portfolio does not list, within the 5 minutes: answered from what was read.
+		const other = await runFor(setup, 'finding_new', 'KE-1011');
+		expect(other.runs[0].items[0].json.company).toEqual({ ke: 'KE-1011', shared: false });
+		expect(portfolioReads(setup.sandbox)).toHaveLength(1);
+	});
+
+	it('passes an event with no KE on unchanged, without reading the portfolio', async () => {
+		setup.sandbox.control.clearRequests();
+		const alert = setup.sandbox.control.emit('reader_invitation_status', { invitation: 'INV-0001' });
+		await setup.sandbox.control.whenSettled(alert.alertId);
+		const [run] = await setup.executionsOf(alert.alertId);
+		expect(run.items[0].json).toEqual({ ...(JSON.parse(alert.body) as object), ke: null });
+		expect(portfolioReads(setup.sandbox)).toHaveLength(0);
+	});
+
+	it('fails the execution with a clear error when the portfolio cannot be read; the delivery was answered 2xx, the alert recorded, and a retry passes it on', async () => {
+		const { control } = setup.sandbox;
+		control.failRoute({ path: PORTFOLIO, mode: 'drop' });
+		const errorsBefore = setup.receiver.errors.length;
+		try {
+			// ledger_high changes the company's row, so it reads the portfolio whatever was read before.
+			const { alert, delivery, runs } = await runFor(setup, 'ledger_high', 'KE-1010');
+			expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
+			expect(runs).toHaveLength(0);
+			const [error] = setup.receiver.errors.slice(errorsBefore) as Array<Error & { description?: string }>;
+			expect(error.message).toMatch(/^The execution failed: Add Company Details could not read page 1 of the portfolio export: The connection to the server was closed unexpectedly/);
+			expect(error.description).toContain('Check the Base URL and that the Service is reachable');
+			expect(error.description).toContain('The alert is not lost: the Service was told it was received, and this failed execution keeps the event, so retry it in n8n (Executions, Retry)');
+			const recorded = createHash('md5').update(`production:${alert.alertId}`).digest('base64');
+			expect([...deduplicationStore.records.values()].some((record) => record.data.includes(recorded))).toBe(true);
+
+			control.clearFaults();
+			const body = JSON.parse(alert.body) as Record<string, unknown>;
+			const retried = await setup.harness.execute([{ json: { ...body, ke: 'KE-1010' } }], 'production', true);
+			expect(retried).toEqual([{ json: { ...body, ke: 'KE-1010', company: expectedCompany(setup.sandbox, 'KE-1010') }, pairedItem: { item: 0 } }]);
+		} finally {
+			control.clearFaults();
+		}
+	});
+});
+
+describe('Service Trigger: Add Company Details off (the default)', () => {
+	const setup = useTriggerSetup({ activate: true });
+
+	it('changes nothing and reads no portfolio', async () => {
+		setup.sandbox.control.clearRequests();
+		const { alert, runs } = await runFor(setup, 'ledger_high', 'KE-1001');
+		expect(runs[0].items).toEqual([{ json: { ...(JSON.parse(alert.body) as object), ke: 'KE-1001' }, pairedItem: { item: 0 } }]);
+		expect(portfolioReads(setup.sandbox)).toHaveLength(0);
+	});
+});
+
+describe('Service Trigger: Add Company Details over a paged portfolio (3 companies a page)', () => {
+	const setup = useTriggerSetup({ parameters: { options: { addCompanyDetails: true } }, sandbox: { pageSize: 3 }, activate: true });
+
+	it('stops paging at the page that lists the company (page 3 of 4), then goes on from there for a company further down', async () => {
+		setup.sandbox.control.clearRequests();
+		const { runs } = await runFor(setup, 'finding_new', 'KE-1009');
+		expect(runs[0].items[0].json.company).toEqual(expectedCompany(setup.sandbox, 'KE-1009'));
+		expect(portfolioReads(setup.sandbox)).toHaveLength(3);
+		const later = await runFor(setup, 'report_superseded', 'KE-1010');
+		expect(later.runs[0].items[0].json.company).toEqual(expectedCompany(setup.sandbox, 'KE-1010'));
+		expect(portfolioReads(setup.sandbox)).toHaveLength(4);
+		const earlier = await runFor(setup, 'questionnaire_answered', 'KE-1001');
+		expect(earlier.runs[0].items[0].json.company).toEqual(expectedCompany(setup.sandbox, 'KE-1001'));
+		expect(portfolioReads(setup.sandbox)).toHaveLength(4);
+	});
+});
