@@ -58,11 +58,25 @@ describe('the editor in a real browser', () => {
 		const { page, n8n, sandbox } = running();
 		const dialog = await openCredentialDialog(page, n8n.url);
 		const field = (name: string) => dialog.getByTestId(`parameter-input-${name}`).getByTestId('parameter-input-field');
+		// What the Save button offers now: n8n takes a typed change a moment later, and ignores a click while it saves or tests.
+		const saveButtonIs = async (state: 'ready' | 'idle') => {
+			const button = page.getByTestId('credential-save-button');
+			const deadline = Date.now() + 30_000;
+			for (;;) {
+				const label = (await button.textContent())?.trim() ?? '';
+				const busy = /Saving|Testing/i.test(label);
+				if (!busy && (state === 'idle' || ((await button.isEnabled()) && /^Save$/i.test(label)))) return;
+				if (Date.now() > deadline) throw new Error(`The credential's Save button stayed "${label}" (waiting for it to be ${state})`);
+				await page.waitForTimeout(100);
+			}
+		};
 		const saveAndTest = async () => {
 			// Saving tests the credential; the banner of the previous test stays until this one answers.
+			await saveButtonIs('ready');
 			const tested = page.waitForResponse((response) => response.url().includes('/rest/credentials/test'));
 			await page.getByTestId('credential-save-button').click();
 			await tested;
+			await saveButtonIs('idle');
 			// Both banners are in the page; the one shown is the result.
 			await dialog.getByText(/Connection tested successfully|Couldn.t connect with these settings/).filter({ visible: true }).first().waitFor();
 			const details = dialog.getByText('More details');
