@@ -76,7 +76,7 @@ export class ServiceTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							"Whether to add the company's name, tier, status and decision due from the portfolio export to each event that names a company, read in the execution (at most one full portfolio read per 5 minutes per credential)",
+							"Whether to add the company's row of the portfolio export (name, tier, status, decision due) to each event that names a company, read in the execution after the delivery is answered",
 					},
 				],
 			},
