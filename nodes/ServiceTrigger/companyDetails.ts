@@ -12,7 +12,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { CsvPages } from '../shared/csv';
+import { columnNamed, CsvPages, PORTFOLIO_COLUMNS } from '../shared/csv';
 import type { PageAnswer, PageRequest, PagingOptions } from '../shared/paging';
 import { cursorPages } from '../shared/paging';
 import { pageFetcher } from '../shared/transport/pageFetch';
@@ -24,9 +24,6 @@ export const COMPANY_LIMITS = { maxCompanies: 10_000, maxAgeMs: 5 * 60 * 1000, m
 
 /** Events whose meaning is a change to the company's portfolio row: what was read before may be out of date. */
 const CHANGES_ROW = /^(share_granted|share_revoked|reader_tier_changed|reader_decision_due|ledger_.+)$/;
-/** Column names the portfolio's KE and company name go by (docs/service-choices.md), as the Reader's KE picker reads them. */
-const KE_COLUMNS = ['ke'];
-const NAME_COLUMNS = ['company_name', 'name', 'company'];
 
 type Row = Record<string, string>;
 
@@ -58,11 +55,6 @@ function newReading(settings: ServiceSettings): PortfolioReading {
 		failed: false,
 		queue: Promise.resolve(),
 	};
-}
-
-/** The first of `candidates` the header row has, as the header row spells it. */
-function columnNamed(header: readonly string[], candidates: readonly string[]): string | undefined {
-	return candidates.map((c) => header.find((column) => column.trim().toLowerCase() === c)).find((found) => found !== undefined);
 }
 
 /** The trigger's step: each item naming a company gets `company`; the rest pass on unchanged. */
@@ -100,7 +92,7 @@ export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExe
 
 /** The row whole, by the Service's column names, plus `ke`, `name` and `shared`. */
 function companyOf(ke: string, row: Row): IDataObject {
-	const nameColumn = columnNamed(Object.keys(row), NAME_COLUMNS);
+	const nameColumn = columnNamed(Object.keys(row), PORTFOLIO_COLUMNS.name);
 	return { ke, ...(nameColumn === undefined ? {} : { name: row[nameColumn] }), ...row, shared: true };
 }
 
@@ -127,7 +119,7 @@ async function lookUp(this: IExecuteFunctions, reading: PortfolioReading, settin
 	try {
 		for await (const answer of cursorPages(fetchPage, paging, { from: reading.next })) {
 			const rows = reading.csv.rows(settings.redactBytes(answer.content));
-			const keColumn = columnNamed(reading.csv.header ?? [], KE_COLUMNS);
+			const keColumn = columnNamed(reading.csv.header ?? [], PORTFOLIO_COLUMNS.ke);
 			if (keColumn === undefined && reading.csv.header !== undefined) {
 				throw new Error(`It has no ke column: its columns are ${reading.csv.header.map((c) => JSON.stringify(c)).join(', ')}`);
 			}

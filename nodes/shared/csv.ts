@@ -148,3 +148,15 @@ export class CsvPages {
 export function parseCsvRows(input: string | Buffer, options: Partial<CsvReading> = {}): Array<Record<string, string>> {
 	return new CsvPages({ delimiter: options.delimiter ?? ',', headerRepeat: 'auto', stripFormulaGuard: options.stripFormulaGuard }).rows(input);
 }
+
+/** The names the portfolio export's KE and company-name columns go by (docs/service-choices.md), matched case-insensitively. */
+export const PORTFOLIO_COLUMNS = { ke: ['ke'], name: ['company_name', 'name', 'company'] } as const;
+
+/** The first of `candidates` the header row has, as the header row spells it. */
+export function columnNamed(header: readonly string[], candidates: readonly string[]): string | undefined {
+	for (const candidate of candidates) {
+		const found = header.find((column) => column.trim().toLowerCase() === candidate);
+		if (found !== undefined) return found;
+	}
+	return undefined;
+}

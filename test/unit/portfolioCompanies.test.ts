@@ -1,8 +1,7 @@
 import type { CsvReading } from '../../nodes/shared/csv';
-import { CsvFormatError } from '../../nodes/shared/csv';
+import { columnNamed, CsvFormatError } from '../../nodes/shared/csv';
 import type { PickerToken } from '../../nodes/ServiceReader/methods/portfolioCompanies';
 import {
-	columnNamed,
 	companyChoices,
 	decodePickerToken,
 	encodePickerToken,

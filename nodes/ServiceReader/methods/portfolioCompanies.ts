@@ -4,7 +4,7 @@
  * the Service's cursor in n8n's pagination token: a later page need not repeat the header row.
  */
 import type { CsvDelimiter, CsvReading } from '../../shared/csv';
-import { CsvFormatError, CsvPages, stripFormulaGuard } from '../../shared/csv';
+import { columnNamed, CsvFormatError, CsvPages, PORTFOLIO_COLUMNS, stripFormulaGuard } from '../../shared/csv';
 
 /** Where the next list search picks up: the Service's cursor and what the first page told. */
 export interface PickerToken {
@@ -20,9 +20,6 @@ export interface CompanyChoice {
 	value: string;
 }
 
-/** Column names the portfolio's KE and company name go by (docs/service-choices.md), matched case-insensitively. */
-const KE_COLUMNS = ['ke'];
-const NAME_COLUMNS = ['company_name', 'name', 'company'];
 const DELIMITERS: readonly string[] = [',', ';', '\t', '|'];
 
 export function encodePickerToken(token: PickerToken): string {
@@ -50,15 +47,6 @@ export function decodePickerToken(text: string): PickerToken | undefined {
 	return valid ? (token as PickerToken) : undefined;
 }
 
-/** The first of `candidates` the header row has, as the header row spells it. */
-export function columnNamed(header: readonly string[], candidates: readonly string[]): string | undefined {
-	for (const candidate of candidates) {
-		const found = header.find((column) => column.trim().toLowerCase() === candidate);
-		if (found !== undefined) return found;
-	}
-	return undefined;
-}
-
 /** A company name on one line, without the Service's spreadsheet formula guard. */
 export function displayName(cell: string | undefined): string {
 	return stripFormulaGuard(cell ?? '').replace(/\s+/g, ' ').trim();
@@ -80,11 +68,11 @@ export function companyChoices(content: Buffer | string, reading: CsvReading, fr
 	const rows = csv.rows(content);
 	const header = csv.header ?? [];
 	if (csv.header === undefined || csv.delimiter === undefined) return { choices: [], header, delimiter: csv.delimiter ?? ',' };
-	const keColumn = columnNamed(header, KE_COLUMNS);
+	const keColumn = columnNamed(header, PORTFOLIO_COLUMNS.ke);
 	if (keColumn === undefined) {
 		throw new CsvFormatError(`It has no ke column, so no company can be listed: its columns are ${header.map((c) => JSON.stringify(c)).join(', ')}`);
 	}
-	const nameColumn = columnNamed(header, NAME_COLUMNS);
+	const nameColumn = columnNamed(header, PORTFOLIO_COLUMNS.name);
 	const wanted = filter.trim().toLowerCase();
 	const choices: CompanyChoice[] = [];
 	for (const row of rows) {
