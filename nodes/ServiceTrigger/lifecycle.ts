@@ -11,9 +11,9 @@ import { getServiceSettings, serviceRequest } from '../shared/transport/serviceR
 import { pathSegmentProblem } from '../shared/validation';
 import { isRecord } from '../shared/answerShape';
 import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
-import { endpointsElsewhere, forgetEndpoint, storedEndpoints, storeEndpoint } from './staticData';
-import { heldSecrets } from './verify/heldSecrets';
-import { sealSecret, unsealSecret } from './verify/secretSeal';
+import { endpointsElsewhere, forgetEndpoint, storedEndpoints } from './staticData';
+import { heldSecrets, storeSealed } from './verify/heldSecrets';
+import { unsealSecret } from './verify/secretSeal';
 import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret';
 
 const WEBHOOK_NAME = 'default';
@@ -58,9 +58,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		}
 		// The token was rotated, but this process still holds the secret: the endpoint (and the
 		// Service's retries to it) stays, its secret sealed again under the new token.
-		const sealedSecret = sealSecret(held, token, url);
-		heldSecrets.set(sealedSecret, held, Date.now());
-		storeEndpoint(this.getWorkflowStaticData('node'), url, { ...stored, sealedSecret });
+		storeSealed(this.getWorkflowStaticData('node'), url, stored, held, token, Date.now());
 	}
 
 	// Listing is not in the spec (docs/service-choices.md): 404/405 mean "cannot ask", so the stored state stands.
@@ -114,14 +112,8 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			description: `${words} The endpoint was removed again.`,
 		});
 	}
-	const sealedSecret = sealSecret(created.secret, await accessToken.call(this), url);
-	heldSecrets.set(sealedSecret, created.secret, Date.now());
-	storeEndpoint(staticData, url, {
-		id: created.id,
-		sealedSecret,
-		createdAt: new Date().toISOString(),
-		...(isTestRegistration.call(this) ? { test: true } : {}),
-	});
+	const entry = { id: created.id, createdAt: new Date().toISOString(), ...(isTestRegistration.call(this) ? { test: true } : {}) };
+	storeSealed(staticData, url, entry, created.secret, await accessToken.call(this), Date.now());
 	return true;
 }
 

@@ -6,12 +6,29 @@
  * rotation needs a re-activation: refusalLog.ts says so). Pure: no n8n types, no clock.
  */
 import { BoundedMemory } from '../boundedMemory';
+import type { StoredEndpoint } from '../staticData';
+import { storeEndpoint } from '../staticData';
+import { sealSecret } from './secretSeal';
 
 /** Renewed by every use: a secret unused for 30 days is dropped. */
 export const HELD_SECRET_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 // At most 1000 endpoints' secrets, each kept 30 days from its last use.
 export const heldSecrets = new BoundedMemory<string>(1000, HELD_SECRET_MAX_AGE_MS);
+
+/** Stores the endpoint of `url` with its secret sealed under `token`, and holds the secret for the next token. */
+export function storeSealed(
+	staticData: Record<string, unknown>,
+	url: string,
+	entry: Omit<StoredEndpoint, 'sealedSecret'>,
+	secret: string,
+	token: string,
+	nowMs: number,
+): void {
+	const sealedSecret = sealSecret(secret, token, url);
+	heldSecrets.set(sealedSecret, secret, nowMs);
+	storeEndpoint(staticData, url, { ...entry, sealedSecret });
+}
 
 /**
  * Triggers that recently asked the Service to send a delivery again so that n8n would save a secret

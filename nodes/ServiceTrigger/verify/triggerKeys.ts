@@ -9,10 +9,10 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import type { ServiceSettings } from '../../shared/transport/settings';
 import { readServiceSettings } from '../../shared/transport/settings';
 import type { StoredEndpoint } from '../staticData';
-import { storedEndpoints, storeEndpoint } from '../staticData';
-import { heldSecrets } from './heldSecrets';
+import { storedEndpoints } from '../staticData';
+import { heldSecrets, storeSealed } from './heldSecrets';
 import { recentKeys } from './recentKeys';
-import { sealSecret, unsealSecret } from './secretSeal';
+import { unsealSecret } from './secretSeal';
 import { decodeSigningSecret } from './signingSecret';
 import type { HeldKeys, KeyProblem, KeySource } from './verdict';
 
@@ -53,7 +53,7 @@ export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySou
 			const read = signingKeys(settings.settings, token, storedEndpoints(staticData), servedUrl, held);
 			if ('problem' in read) return read;
 			const { resealed: toReseal, ...keys } = read;
-			for (const [url, secret] of toReseal) resealed = reseal(context, staticData, url, secret, token, held) || resealed;
+			for (const [url, secret] of toReseal) resealed = reseal(context, staticData, url, secret, token, clock()) || resealed;
 			// Kept whatever this delivery turns out to be: they are the credential's keys, not the sender's,
 			// so a flood of forgeries reads the credential once a minute, not once each.
 			recentKeys.remember(trigger, keyStamp, keys, clock());
@@ -67,12 +67,10 @@ export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySou
 }
 
 /** Seals a secret held by this process again, under the credential's current access token. */
-function reseal(context: IWebhookFunctions, staticData: IDataObject, url: string, secret: string, token: string, held: Held): boolean {
+function reseal(context: IWebhookFunctions, staticData: IDataObject, url: string, secret: string, token: string, nowMs: number): boolean {
 	const stored = storedEndpoints(staticData)[url];
 	if (stored === undefined) return false;
-	const sealedSecret = sealSecret(secret, token, url);
-	held.keep(sealedSecret, secret);
-	storeEndpoint(staticData, url, { ...stored, sealedSecret });
+	storeSealed(staticData, url, stored, secret, token, nowMs);
 	const workflow = context.getWorkflow();
 	context.logger.info(
 		`Service Trigger "${context.getNode().name}" in workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the access token changed; the endpoint's signing secret, still held by this n8n process, is now sealed with the new token.`,
