@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exampleFiles, readExample, type ExampleName } from '../test/e2e/examples/catalog';
+import { exampleFiles, manualExamples, readExample, type ExampleName } from '../test/e2e/examples/catalog';
 import { alertIdsOf } from '../test/e2e/examples/executions';
 import { chatPath, crmPath, exampleIds, startExampleStack, type ExampleStack } from '../test/e2e/examples/stack';
 import { packPackage, type Execution } from '../test/e2e/n8n';
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
 
 		say('the sandbox sends signed events:');
 		const { ledgerHigh } = await sendEvents(stack);
-		for (const name of ['portfolio', 'invitations'] as const) {
+		for (const name of manualExamples) {
 			const result = await stack.n8n.executeWorkflow(exampleIds[name]);
 			say(`ran "${readExample(name).name}": ${result.status ?? (result.data.resultData.error ? 'error' : 'success')}`);
 		}

@@ -90,6 +90,21 @@ describe('manual example workflows in a real n8n', () => {
 		expect(pages.map((entry) => entry.page)).toEqual([1, 2, 3]);
 	}, 120_000);
 
+	test('supplier check example: the company picked From List is fetched as its signed record, which verifies byte for byte', async () => {
+		const { n8n, sandbox } = running();
+		const served = sandbox.control.record('KE-1001');
+		const logBefore = sandbox.control.companyAccessLog('KE-1001').length;
+
+		const run = await n8n.executeWorkflow(exampleIds.supplierCheck);
+		expect(run.data.resultData.error).toBeUndefined();
+		expect(nodeItems(run, "Supplier's signed record")).toEqual([JSON.parse(served.bytes.toString('utf8'))]);
+		expect(nodeItems(run, 'Verify it and this copy')).toEqual([
+			expect.objectContaining({ ks: 'KS-1001-v1', ke: 'KE-1001', valid: true, sha256: served.sha256, copy_matches: true, copy_sha256: served.sha256 }),
+		]);
+		// The picked company sees the export in its own access log (spec section 1).
+		expect(sandbox.control.companyAccessLog('KE-1001').slice(logBefore).map((entry) => entry.export)).toEqual(['record']);
+	}, 120_000);
+
 	test('invitation example: accepted rows are invited, each refused row comes back on its own branch with its reason', async () => {
 		const { n8n, sandbox } = running();
 		const csvRows = parse(readFileSync(suppliersCsvPath, 'utf8'), { columns: true }) as Array<Record<string, string>>;

@@ -65,13 +65,19 @@ describe('trigger example workflows in a real n8n', () => {
 
 		const texts = chatTexts();
 		for (const alert of [...high, medium]) expect(texts.filter((text) => text.includes(alert.alertId))).toHaveLength(1);
-		// The message names the company (fetched with Record > Get), not only its KE and the alert id.
+		// The message names the company (the trigger's Add Company Details, no extra node), not only its KE and the alert id.
 		const company = sandbox.control.companies().find((candidate) => candidate.ke === 'KE-1010');
 		const message = texts.find((text) => text.includes(high[0].alertId)) ?? '';
 		expect(message.startsWith(`${company?.name} (KE-1010): company register change ledger_high, severity high, at `)).toBe(true);
 		expect(message).toContain('Open the company in the Service');
-		// Spec section 1: fetching the record is an export, written to the company's own access log.
-		expect(sandbox.control.companyAccessLog('KE-1010').map((entry) => entry.export)).toContain('record');
+		// The execution shows the company in the trigger's own output, as the portfolio export has it.
+		const run = executions.find((execution) => countByAlert([execution], ledgerTrigger)[high[0].alertId]);
+		expect(executionItems(run!, ledgerTrigger)).toEqual([
+			expect.objectContaining({ ke: 'KE-1010', alert_id: high[0].alertId, company: expect.objectContaining({ ke: 'KE-1010', name: company?.name, shared: true }) }),
+		]);
+		// The company comes from the portfolio export (read in the execution), not one record export per alert.
+		expect(sandbox.control.companyAccessLog('KE-1010').map((entry) => entry.export)).not.toContain('record');
+		expect(sandbox.control.requests({ method: 'GET', path: '/v1/reader/exports/portfolio' }).length).toBeGreaterThan(0);
 		expect(sink.received(chatPath).every((request) => request.method === 'POST')).toBe(true);
 
 		// ledger_high cannot be silenced, so it also starts the share workflow, whose filter stops it.

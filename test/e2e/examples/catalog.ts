@@ -8,26 +8,29 @@ export const exampleFiles = {
 	invitations: 'invite-suppliers-from-csv.json',
 	ledgerAlert: 'ledger-high-chat-alert.json',
 	shareRevoked: 'share-revoked-mark-crm.json',
+	supplierCheck: 'check-a-supplier.json',
 } as const;
 
 export type ExampleName = keyof typeof exampleFiles;
 
 /** Examples started by the Service Trigger (activated); the others run by hand. */
 export const triggerExamples: readonly ExampleName[] = ['ledgerAlert', 'shareRevoked'];
-export const manualExamples: readonly ExampleName[] = ['portfolio', 'invitations'];
+export const manualExamples: readonly ExampleName[] = ['portfolio', 'invitations', 'supplierCheck'];
 
 /** The sample file the invitation example reads. */
 export const suppliersCsvPath = join(repoRoot, 'examples', 'suppliers.csv');
 
 /**
  * The placeholders the example files carry, as a user sees them after importing: the credential
- * id (n8n asks for the credential), the Slack and CRM addresses, and the CSV file's path.
+ * id (n8n asks for the credential), the Slack and CRM addresses, the CSV file's path, and the company
+ * picked from the list.
  */
 export const placeholders = {
 	credentialId: 'REPLACE_WITH_YOUR_SERVICE_API_CREDENTIAL',
 	chatUrl: 'https://hooks.slack.com/services/REPLACE/WITH/YOUR-INCOMING-WEBHOOK',
 	crmUrl: 'https://crm.example.com',
 	suppliersCsv: '/home/node/.n8n-files/suppliers.csv',
+	companyKe: 'REPLACE_WITH_A_COMPANY_KE',
 } as const;
 
 export type ExampleValues = Record<keyof typeof placeholders, string>;

@@ -14,6 +14,7 @@ export const exampleIds: Record<ExampleName, string> = {
 	invitations: 'svcInviteFromCsv',
 	ledgerAlert: 'svcLedgerAlert01',
 	shareRevoked: 'svcShareRevoked1',
+	supplierCheck: 'svcSupplierCheck',
 };
 export const credentialId = 'svcServiceApiCr1';
 /** Where the sink takes the chat messages (Slack's place) and the CRM calls. */
@@ -52,7 +53,7 @@ export interface ExampleStack {
 
 /**
  * The sandbox, an HTTPS sink and a real n8n with the package installed from its tarball, the
- * "Service API" credential, the four examples imported as a user fills them in, and the trigger
+ * "Service API" credential, the examples imported as a user fills them in, and the trigger
  * examples activated (so their endpoints are registered with the sandbox). Everything started is
  * stopped again if a later step fails.
  */
@@ -116,6 +117,8 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 			chatUrl: `${sink.url}${chatPath}`,
 			crmUrl: sink.url,
 			suppliersCsv: join(files, 'suppliers.csv'),
+			// What a user picks From List: a company that shares.
+			companyKe: 'KE-1001',
 		};
 		const names = [...manualExamples, ...triggerExamples];
 		await n8n.importWorkflows(names.map((name) => filledExample(name, exampleIds[name], values)));
