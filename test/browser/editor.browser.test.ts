@@ -203,6 +203,13 @@ describe('the editor in a real browser', () => {
 		expect((await dropdownOptions(page, 'events', 'share_revoked')).sort()).toEqual(eventCatalogue.map((event) => event.event_type).sort());
 		await page.locator('.el-popper[aria-hidden="false"] [role=option]').filter({ hasText: /^ledger_high/ }).click();
 		await closeDropdown(page);
+		// Options > Add Company Details, switched on, as a person does it.
+		await page.getByTestId('ndv').getByRole('button', { name: 'Add Option' }).click();
+		const companyDetails = parameter(page, 'addCompanyDetails');
+		const offered = page.getByRole('option', { name: 'Add Company Details' });
+		await companyDetails.or(offered).first().waitFor();
+		if (await offered.isVisible()) await offered.click();
+		await companyDetails.locator('.el-switch').click();
 
 		const testEndpoint = async () =>
 			waitFor(async () => sandbox.control.webhookEndpoints().find((endpoint) => endpoint.url.includes('/webhook-test/')), {
@@ -220,6 +227,16 @@ describe('the editor in a real browser', () => {
 		const output = await page.getByTestId('output-panel').innerText();
 		expect(output).toContain('KE-1010');
 		expect(output).toContain('ledger_high');
+		// The company's name, tier and status from the portfolio, in the trigger's own output: no extra node.
+		const company = sandbox.control.companies().find((candidate) => candidate.ke === 'KE-1010');
+		const share = sandbox.control.shares().find((candidate) => candidate.ke === 'KE-1010');
+		expect(output).toContain(company!.name);
+		expect(output).toContain(company!.status);
+		expect(output).toContain(share!.tier);
+		// The JSON view shows `company` whole, where the table would cut it off to the right.
+		await page.getByTestId('output-panel').getByTestId('radio-button-json').click();
+		await page.getByTestId('output-panel').getByText('Struck Off Widgets Ltd').first().waitFor();
+		await screenshot(page, 'trigger-company-details', undefined, { width: 1920, height: 900 });
 		// Having received its event, the test URL is removed at the Service.
 		expect(await endpointDeletes(sandbox, endpoint.id)).toHaveLength(1);
 
@@ -232,6 +249,33 @@ describe('the editor in a real browser', () => {
 		expect(await endpointDeletes(sandbox, second.id)).toHaveLength(1);
 		expect(sandbox.control.webhookEndpoints().filter((e) => e.url.includes('/webhook-test/'))).toEqual([]);
 	}, 180_000);
+
+	test('Service Reader: a company picked by typing part of its name is the one fetched', async () => {
+		const { page, n8n, sandbox } = running();
+		await page.goto(`${n8n.url}/workflow/${exampleIds.supplierCheck}`);
+		await page.locator(`[data-test-id=canvas-node][data-node-name="Supplier's signed record"]`).dblclick();
+		await page.getByTestId('ndv').getByTestId('rlc-input').click();
+		const search = page.getByTestId('rlc-search');
+		const searchBox = (await search.evaluate((element) => element.tagName)) === 'INPUT' ? search : search.locator('input');
+		await searchBox.fill('widg');
+		// Only the companies whose name or KE holds what was typed, by name and KE.
+		const offered = page.getByTestId('rlc-item');
+		await offered.filter({ hasText: 'Struck Off Widgets Ltd' }).first().waitFor();
+		expect(await offered.allInnerTexts()).toEqual(['Struck Off Widgets Ltd (KE-1010)']);
+		await screenshot(page, 'company-picker', undefined, { width: 1440, height: 900 });
+		await offered.filter({ hasText: 'Struck Off Widgets Ltd' }).click();
+		expect(await page.getByTestId('ndv').getByTestId('rlc-input').inputValue()).toContain('Struck Off Widgets Ltd');
+
+		const before = sandbox.control.requests({ path: '/v1/reader/exports/records/KE-1010' }).length;
+		await page.getByTestId('ndv').getByTestId('node-execute-button').click();
+		await showOutputAsTable(page);
+		const [header, ...rows] = await outputTable(page);
+		expect(rows).toHaveLength(1);
+		expect(rows[0][header.indexOf('ke')]).toBe('KE-1010');
+		expect(rows[0][header.indexOf('company_name')]).toBe('Struck Off Widgets Ltd');
+		// The Service was asked for the picked company's record, once.
+		expect(sandbox.control.requests({ path: '/v1/reader/exports/records/KE-1010' }).slice(before).map((r) => r.status)).toEqual([200]);
+	}, 120_000);
 
 	test('AI Agent: the Service Reader is offered as a tool and its parameters render', async () => {
 		const { page, n8n } = running();
