@@ -24,8 +24,8 @@ module.exports = {
 			displayName: 'in-process-alt',
 			roots: ['<rootDir>/test/nodes'],
 			testMatch: ['**/*.test.ts'],
-			// dialect.test.ts names the alt dialect itself; dialects.property.test.ts draws its own.
-			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$', '/dialect\\.test\\.ts$', '/dialects\\.property\\.test\\.ts$'],
+			// dialect.test.ts names the alt dialect itself; dialects.property.test.ts and pickerDialects.property.test.ts draw their own.
+			testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$', '/dialect\\.test\\.ts$', '/(dialects|pickerDialects)\\.property\\.test\\.ts$'],
 			setupFiles: [...shared.setupFiles, '<rootDir>/test/setup/altDialect.ts'],
 			slowTestThreshold: 30,
 		},

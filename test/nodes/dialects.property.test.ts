@@ -3,17 +3,15 @@ import type { INodeParameters } from 'n8n-workflow';
 import { parse } from 'csv-parse/sync';
 
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
+import { dialect, settingNamed } from '../property/dialects';
 import { runs } from '../property/fc';
 import { ServiceTrigger } from '../../nodes/ServiceTrigger/ServiceTrigger.node';
 import { TriggerHarness } from '../harness/triggerHarness';
 import { receiverTls, startTriggerReceiver } from '../harness/triggerReceiver';
 import { recentKeys } from '../../nodes/ServiceTrigger/verify/recentKeys';
-import type { AnswerShapes } from '../sandbox/answerShapes';
 import { serviceApi } from '../sandbox/credential';
-import type { CsvFormat } from '../sandbox/csv';
 import { eventCatalogue } from '../sandbox/events';
 import { fileItem } from './reader/helpers';
-import { altDialect, defaultDialect, type Dialect } from '../sandbox/dialect';
 import { startSandbox, type Delivery, type Sandbox } from '../sandbox';
 import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials, servicePages } from './reader/exportHelpers';
 
@@ -24,47 +22,6 @@ import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials
  * naming the setting, after which setting it succeeds. Replay: FC_SEED (and FC_PATH) from the
  * failure message; FC_RUNS for a longer run.
  */
-
-const csvFormat: fc.Arbitrary<CsvFormat> = fc.record({
-	delimiter: fc.constantFrom<CsvFormat['delimiter']>(',', ';', '\t', '|'),
-	headerEveryPage: fc.boolean(),
-	lineEnd: fc.constantFrom<CsvFormat['lineEnd']>('\r\n', '\n'),
-	bom: fc.boolean(),
-	quoteAll: fc.boolean(),
-});
-
-const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
-	catalogue: fc.constantFrom<AnswerShapes['catalogue']>('list', 'keyed'),
-	endpointNesting: fc.integer({ min: 0, max: 3 }),
-	importAs: fc.constantFrom<AnswerShapes['importAs']>('json', 'csv'),
-	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403),
-});
-
-const dialect: fc.Arbitrary<Dialect> = fc
-	.record({
-		base: fc.constantFrom(defaultDialect, altDialect),
-		csv: csvFormat,
-		answers: answerShapes,
-		reversedColumns: fc.boolean(),
-		timestampUnit: fc.constantFrom<Dialect['timestampUnit']>('seconds', 'milliseconds'),
-		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
-	})
-	.map(({ base, csv, answers, reversedColumns, timestampUnit, signatureSeparator }) => ({
-		...base,
-		csv,
-		answers,
-		csvColumns: (columns: readonly string[]) => (reversedColumns ? [...columns].reverse() : columns),
-		timestampUnit,
-		signatureSeparator,
-	}));
-
-/** The setting an error names, as the credential stores it, for a Service writing `csv`. */
-function settingNamed(message: string, csv: CsvFormat): Record<string, string> {
-	const names: Record<CsvFormat['delimiter'], string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
-	if (/CSV Delimiter/.test(message)) return { csvDelimiter: names[csv.delimiter] };
-	if (/CSV Header Row/.test(message)) return { csvHeaderRepeat: csv.headerEveryPage ? 'every' : 'first' };
-	throw new Error(`The error names no setting: ${message}`);
-}
 
 async function portfolio(sandbox: Sandbox, output: 'items' | 'file', advanced: Record<string, string>) {
 	const credentials = serviceCredentials(sandbox, { pageSize: 3 });
