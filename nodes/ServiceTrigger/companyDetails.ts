@@ -5,9 +5,10 @@
  *
  * Cost: events that change the company's row (share_*, reader_tier_changed, reader_decision_due,
  * ledger_*) read the portfolio again, up to the company's page; other events use what was read in
- * the last 5 minutes, so at most one full portfolio read per 5 minutes per credential. Memory: at
- * most 10,000 companies for each of at most 100 credentials (Base URL and credential), none older
- * than 5 minutes.
+ * the last 5 minutes: one full portfolio read per 5 minutes per credential, and past 10,000 companies
+ * one more per company pushed out (up to its page) or not listed (every page). Memory: at most 10,000
+ * companies and 10,000 unlisted KEs for each of at most 100 credentials (Base URL and credential),
+ * none older than 5 minutes.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -30,6 +31,8 @@ type Row = Record<string, string>;
 /** One credential's reading of the portfolio: the rows read so far by KE, and where it goes on. */
 interface PortfolioReading {
 	rows: BoundedMemory<Row>;
+	/** KEs a pass from page 1 to the last did not find, so an unlisted KE costs one full read, not one per alert. */
+	absent: BoundedMemory<true>;
 	/** Rows read so far, held or pushed out by the 10,000 bound. */
 	read: number;
 	csv: CsvPages;
@@ -48,6 +51,7 @@ export const portfolioMemory = new BoundedMemory<PortfolioReading>(COMPANY_LIMIT
 function newReading(settings: ServiceSettings): PortfolioReading {
 	return {
 		rows: new BoundedMemory<Row>(COMPANY_LIMITS.maxCompanies, COMPANY_LIMITS.maxAgeMs),
+		absent: new BoundedMemory<true>(COMPANY_LIMITS.maxCompanies, COMPANY_LIMITS.maxAgeMs),
 		read: 0,
 		csv: new CsvPages({ delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat }),
 		next: undefined,
@@ -109,7 +113,9 @@ async function queued<T>(reading: PortfolioReading, run: () => Promise<T>): Prom
 async function lookUp(this: IExecuteFunctions, reading: PortfolioReading, settings: ServiceSettings, ke: string): Promise<Row | undefined | 'unsure'> {
 	const held = reading.rows.get(ke, Date.now());
 	if (held !== undefined) return held;
+	if (reading.absent.get(ke, Date.now()) === true) return undefined;
 	const unsure = reading.read > reading.rows.size;
+	const fromStart = reading.read === 0;
 	if (reading.done) return unsure ? 'unsure' : undefined;
 	const paging: PagingOptions = { cursorParameter: settings.cursorParameter, pageSize: settings.pageSize, query: { format: 'csv' }, maxPages: settings.maxPages };
 	let page = reading.next?.page ?? 1;
@@ -139,6 +145,7 @@ async function lookUp(this: IExecuteFunctions, reading: PortfolioReading, settin
 		reading.failed = true;
 		throw lookupFailed.call(this, error, page);
 	}
+	if (fromStart) reading.absent.set(ke, true, Date.now());
 	return unsure ? 'unsure' : undefined;
 }
 

@@ -235,7 +235,7 @@ describe('the editor in a real browser', () => {
 		expect(output).toContain(share!.tier);
 		// The JSON view shows `company` whole, where the table would cut it off to the right.
 		await page.getByTestId('output-panel').getByTestId('radio-button-json').click();
-		await page.getByTestId('output-panel').getByText('Struck Off Widgets Ltd').first().waitFor();
+		await page.getByTestId('output-panel').getByText(company!.name).first().waitFor();
 		await screenshot(page, 'trigger-company-details', undefined, { width: 1920, height: 900 });
 		// Having received its event, the test URL is removed at the Service.
 		expect(await endpointDeletes(sandbox, endpoint.id)).toHaveLength(1);

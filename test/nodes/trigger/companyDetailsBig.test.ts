@@ -43,7 +43,7 @@ describe('Service Trigger: Add Company Details past 10,000 companies (10,050 sha
 	/** What the trigger holds for this credential: the rows it read and how many it has read. */
 	const reading = () => portfolioMemory.get(`${setup.sandbox.baseUrl}\u0000cred-1`, Date.now())!;
 
-	it('finds the last company (row 10,050), a first one pushed out by the bound (read again up to page 1), and none for a KE not listed', async () => {
+	it('finds the last company (row 10,050), a first one pushed out by the bound (read again up to page 1), and none for a KE not listed, read whole once', async () => {
 		const portfolio = portfolioCsvRows(setup.sandbox);
 		expect(portfolio).toHaveLength(10_050);
 		const last = portfolio[10_049].ke;
@@ -69,7 +69,15 @@ describe('Service Trigger: Add Company Details past 10,000 companies (10,050 sha
 		expect(reading().read).toBe(10_050);
 		expect(reading().rows.size).toBeLessThanOrEqual(10_000);
 
-		// In all: 11 + 1 + 10 portfolio requests.
-		expect(setup.sandbox.control.requests({ method: 'GET', path: PORTFOLIO })).toHaveLength(22);
+		// Another KE not listed, once rows were pushed out: only a whole pass from page 1 can tell, and it is
+		// remembered, so a second alert about it within 5 minutes reads nothing.
+		expect(portfolio.some((row) => row.ke === 'KE-1012')).toBe(false);
+		expect(await companyOfAlert('questionnaire_answered', 'KE-1012')).toEqual({ ke: 'KE-1012', shared: false });
+		expect(pagesAskedFor()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+		expect(await companyOfAlert('finding_new', 'KE-1012')).toEqual({ ke: 'KE-1012', shared: false });
+		expect(pagesAskedFor()).toEqual([]);
+
+		// In all: 11 + 1 + 10 + 11 portfolio requests.
+		expect(setup.sandbox.control.requests({ method: 'GET', path: PORTFOLIO })).toHaveLength(33);
 	});
 });
