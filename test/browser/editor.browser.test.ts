@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { serviceApi } from '../sandbox/credential';
 import { eventCatalogue } from '../sandbox/events';
 import { endpointDeletes, exampleIds } from '../e2e/examples/stack';
 import { useExampleStack } from '../e2e/examples/useExampleStack';
@@ -276,6 +277,40 @@ describe('the editor in a real browser', () => {
 		// The Service was asked for the picked company's record, once.
 		expect(sandbox.control.requests({ path: '/v1/reader/exports/records/KE-1010' }).slice(before).map((r) => r.status)).toEqual([200]);
 	}, 120_000);
+
+	test('Service Trigger: a test event refused only by a credential setting shows in the editor, naming the setting', async () => {
+		const { page, n8n, sandbox } = running();
+		// A credential whose Signature Timestamp Unit is pinned to the unit this Service does not send.
+		const wrongUnit = sandbox.dialect.timestampUnit === 'seconds' ? 'milliseconds' : 'seconds';
+		const name = `Service API (t pinned to ${wrongUnit})`;
+		await n8n.importCredentials([
+			{ id: 'svcWrongUnitCred', name, type: 'serviceApi', data: serviceApi(sandbox, { advanced: { signatureTimestampUnit: wrongUnit } }) },
+		]);
+		await newWorkflowAndSearch(page, n8n, 'Service');
+		await creatorItem(page, 'Service Trigger').click();
+		await page.getByTestId('node-creator').getByRole('button', { name: 'Add to workflow' }).click();
+		await chooseCredential(page, name);
+		await page.getByTestId('trigger-execute-button').click();
+		await page.getByTestId('trigger-listening').waitFor();
+		const endpoint = await waitFor(async () => sandbox.control.webhookEndpoints().find((e) => e.url.includes('/webhook-test/')), {
+			what: 'the test URL to be registered with the sandbox',
+			timeoutMs: 30_000,
+		});
+
+		const alert = sandbox.control.emit('ledger_high', { organisation: 'KE-1001' });
+		const refused = page.getByTestId('ndv').getByText("The Service's test event was refused").first();
+		await refused.waitFor();
+		const shown = await page.getByTestId('ndv').innerText();
+		expect(shown).toContain('Signature Timestamp Unit');
+		// The Service was refused (401), as in production; only the editor was told why.
+		const toTestUrl = await waitFor(
+			async () => sandbox.control.deliveries({ alertId: alert.alertId }).find((d) => d.endpointId === endpoint.id && d.attempts.length > 0),
+			{ what: `the delivery of ${alert.alertId} to the test URL to be answered`, timeoutMs: 30_000 },
+		);
+		expect(toTestUrl.attempts[0].status).toBe(401);
+		expect(await endpointDeletes(sandbox, endpoint.id)).toHaveLength(1);
+		await screenshot(page, 'trigger-test-refused', undefined, { width: 1920, height: 900 });
+	}, 180_000);
 
 	test('AI Agent: the Service Reader is offered as a tool and its parameters render', async () => {
 		const { page, n8n } = running();
