@@ -31,7 +31,10 @@ export function serviceSignature(key: Buffer, body: Buffer, timestamp = Math.flo
 	return `t=${timestamp},v1=${v1}`;
 }
 
-const namedEvents = ['share_granted', 'share_revoked', 'report_superseded', 'finding_new', 'ledger_high', 'reader_decision_due'];
+export const namedEvents = ['share_granted', 'share_revoked', 'report_superseded', 'finding_new', 'ledger_high', 'reader_decision_due'];
+
+/** Companies in the trigger bench's sandbox portfolio (KE-P0000001 on): every event names one, so Add Company Details finds it. */
+export const PORTFOLIO_COMPANIES = 2_000;
 
 /** A Service event body as the Service sends it (identifiers only), the nth of a run. */
 export function serviceEvent(alertId: string, n: number): Buffer {
@@ -39,7 +42,7 @@ export function serviceEvent(alertId: string, n: number): Buffer {
 		JSON.stringify({
 			event_type: namedEvents[n % namedEvents.length],
 			alert_id: alertId,
-			ids: { organisation: `KE-P${String(n % 1_000_000).padStart(7, '0')}` },
+			ids: { organisation: `KE-P${String((n % PORTFOLIO_COMPANIES) + 1).padStart(7, '0')}` },
 			severity: n % 5 === 0 ? 'high' : 'medium',
 			occurred_at: new Date().toISOString(),
 		}),

@@ -1,7 +1,7 @@
 /**
  * Where n8n's CPU goes per webhook delivery: a V8 CPU profile of the n8n server (main thread) over
  * rounds of one kind each (Service Trigger refused from the header, refused by the signature,
- * accepted; the stock Webhook node), split by time, and each sample put in one bucket by what is on
+ * accepted, and accepted with Add Company Details on; the stock Webhook node), split by time, and each sample put in one bucket by what is on
  * its stack. Explains the trigger targets item 3 misses; not part of `npm run bench`.
  *
  *   bash scripts/toolchain.sh gulp bundle && bash scripts/toolchain.sh tsx bench/profileTrigger.ts [deliveries]
@@ -16,7 +16,10 @@ import { waitFor } from '../test/e2e/wait-for';
 import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
 import { cpuMs, n8nPid } from './cpu';
 import { buildDeliveries, serviceSigning, type Delivery } from './deliveries';
-import { serviceTriggerWorkflow, STOCK_PATH, stockWebhookWorkflow, TRIGGER_CREDENTIAL, triggerWebhookIds, triggerWorkflowId } from './triggerWorkflows';
+import { PORTFOLIO_COMPANIES } from './deliveryBody';
+import {
+	serviceTriggerWorkflow, STOCK_PATH, stockWebhookWorkflow, TRIGGER_CREDENTIAL, triggerCompanyWorkflowId, triggerWebhookIds, triggerWorkflowId,
+} from './triggerWorkflows';
 import { sendDeliveries } from './webhookLoad';
 
 interface CpuProfileNode {
@@ -35,6 +38,8 @@ interface CpuProfile {
 const BUCKETS: Array<[string, (frame: CpuProfileNode['callFrame']) => boolean]> = [
 	['expression engine (isolates)', (f) => /isolated-vm|expression-runtime|Isolate/.test(f.url + f.functionName)],
 	['credential read', (f) => /^(getCredentials|getDecrypted|applyDefaultsAndOverwrites)$/.test(f.functionName)],
+	// Before "this package": the option's own code (its page requests run in n8n's helpers, counted under other).
+	['Add Company Details (lookup, CSV)', (f) => /^(addCompanyDetails|lookUp|companyOf)$/.test(f.functionName)],
 	["n8n's deduplication store", (f) => /checkProcessedAndRecord/.test(f.functionName)],
 	['database', (f) => /typeorm|sqlite3|@n8n\/db/.test(f.url)],
 	['this package', (f) => /n8n-nodes-service-reader/.test(f.url)],
@@ -51,7 +56,8 @@ async function main(): Promise<void> {
 	rmSync(out, { recursive: true, force: true });
 	mkdirSync(out, { recursive: true });
 	const tarball = await packPackage(process.cwd(), join(out, 'pack'));
-	const sandbox = await startSandbox({ seed: 'empty' });
+	// The trigger bench's portfolio: every delivery names one of its companies, 1,000 rows a page.
+	const sandbox = await startSandbox({ seed: 'empty', portfolioRows: PORTFOLIO_COMPANIES, pageSize: 1_000 });
 	const n8n = await startN8n({
 		trustedCas: [sandbox.ca],
 		communityPackages: [tarball],
@@ -59,9 +65,10 @@ async function main(): Promise<void> {
 	});
 	const phases: Array<{ name: string; startUs: number; endUs: number; cpuMs: number }> = [];
 	let pid = 0;
+	let portfolioReads = 0;
 	try {
 		await n8n.importCredentials([{ ...TRIGGER_CREDENTIAL, type: 'serviceApi', data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader } }]);
-		for (const workflow of [serviceTriggerWorkflow(true), stockWebhookWorkflow()]) {
+		for (const workflow of [serviceTriggerWorkflow(true), serviceTriggerWorkflow(true, true), stockWebhookWorkflow()]) {
 			await n8n.importWorkflow(workflow);
 			await n8n.api.activateWorkflow(workflow.id);
 		}
@@ -70,17 +77,26 @@ async function main(): Promise<void> {
 			timeoutMs: 30_000,
 		});
 		const signing = serviceSigning(decodeSigningSecret(endpoint.secret, 'base64'));
+		const companyEndpoint = await waitFor(async () => sandbox.control.webhookEndpoints().find((e) => e.url.includes(triggerWebhookIds[triggerCompanyWorkflowId])), {
+			what: 'the Service Trigger with Add Company Details to register its endpoint',
+			timeoutMs: 30_000,
+		});
+		const companySigning = serviceSigning(decodeSigningSecret(companyEndpoint.secret, 'base64'));
 		const stockUrl = n8n.api.webhookUrl(STOCK_PATH);
 		await n8n.api.waitForWebhook(endpoint.url.slice(`${n8n.url}/webhook/`.length));
+		await n8n.api.waitForWebhook(companyEndpoint.url.slice(`${n8n.url}/webhook/`.length));
 		pid = n8nPid(n8n.port);
 		const forged = (kinds: string[], label: string) =>
 			buildDeliveries(deliveries * 5, 1, signing, label).filter((d) => d.forgery && kinds.includes(d.forgery)).slice(0, deliveries);
 		const valid = (label: string) => buildDeliveries(deliveries, deliveries + 1, signing, label);
 		const rounds: Array<[string, string, Delivery[]]> = [
 			['warm-up', endpoint.url, valid('warm')],
+			['warm-up, Add Company Details on', companyEndpoint.url, buildDeliveries(50, 51, companySigning, 'warmCompany')],
 			['Service Trigger: refused from the header', endpoint.url, forged(['stale timestamp', 'no signature'], 'hdr')],
 			['Service Trigger: refused by the signature', endpoint.url, forged(['wrong secret', 'body changed after signing', 'corrupted v1'], 'sig')],
 			['Service Trigger: accepted (with its execution)', endpoint.url, valid('ok')],
+			['Service Trigger, Add Company Details on: accepted (with its execution)', companyEndpoint.url, buildDeliveries(deliveries, deliveries + 1, companySigning, 'company')],
+
 			['stock Webhook: accepted (with its execution)', stockUrl, valid('stock')],
 		];
 		for (const [name, url, batch] of rounds) {
@@ -91,14 +107,16 @@ async function main(): Promise<void> {
 			phases.push({ name, startUs, endUs: nowUs(), cpuMs: (cpuMs(pid) - cpuStart) / batch.length });
 			console.log(`${name}: ${batch.length} sent`);
 		}
+		portfolioReads = sandbox.control.requests({ method: 'GET', path: '/v1/reader/exports/portfolio' }).length;
 	} finally {
 		await n8n.stop();
 		await sandbox.close();
 	}
 	const file = readdirSync(out).find((name) => name.includes(`.${pid}.`) && name.endsWith('.cpuprofile'));
 	if (!file) throw new Error(`no CPU profile of n8n (pid ${pid}) in ${out}: ${readdirSync(out).join(', ')}`);
-	const report = attribute(JSON.parse(readFileSync(join(out, file), 'utf8')) as CpuProfile, phases.slice(1));
+	const report = attribute(JSON.parse(readFileSync(join(out, file), 'utf8')) as CpuProfile, phases.slice(2));
 	writeFileSync(join(out, 'summary.json'), `${JSON.stringify(report, null, 2)}\n`);
+	console.log(`portfolio requests the sandbox answered over the whole run (both Add Company Details rounds): ${portfolioReads}`);
 	for (const phase of report) {
 		console.log(`\n${phase.name}: n8n CPU ${phase.processCpuMs.toFixed(1)} ms a delivery (all threads and task runners), main thread ${phase.mainThreadMs.toFixed(1)} ms:`);
 		for (const [bucket, ms] of Object.entries(phase.buckets)) console.log(`  ${bucket.padEnd(32)} ${ms.toFixed(1)} ms`);

@@ -102,6 +102,21 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 		if (trigger.cpu) {
 			checks.push(check('n8n CPU per refused / per accepted delivery', trigger.cpu.refusedRatio, 0.2, false, x));
 		}
+		const company = trigger.companyDetails;
+		if (company) {
+			// "Within noise": the option-off variant's own highest round p99 over its median, measured in the same run.
+			const noise = ratio(company.offP99RangeMs.max, trigger.serviceTrigger.p99Ms);
+			checks.push(check(`Service Trigger p99 with Add Company Details on / off (bound: off's highest round / its median)`, company.p99RatioVsOff, noise, false, x));
+			checks.push(
+				check(
+					`Executions with Add Company Details carrying the company's row (${company.checkedExecutions} newest read back)`,
+					company.checkedExecutions > 0 ? company.withCompany / company.checkedExecutions : Number.NaN,
+					1,
+					true,
+					(v) => (Number.isFinite(v) ? `${Math.round(v * company.checkedExecutions)} of ${company.checkedExecutions}` : 'n/a'),
+				),
+			);
+		}
 	}
 	if (results.verifier) {
 		checks.push(check('Service verifier / stripe verifications per second', results.verifier.ratioVsStripe, 1, true, x));
@@ -186,7 +201,7 @@ export function renderTable(results: Measured): string {
 		[results.triggerLegacyEngine, ' [N8N_EXPRESSION_ENGINE=legacy]'],
 	] as const) {
 		if (!trigger) continue;
-		const ours = [trigger.serviceTrigger, trigger.serviceTriggerNoMemory];
+		const ours = [trigger.serviceTrigger, trigger.serviceTriggerNoMemory, trigger.serviceTriggerCompany].filter((entry): entry is TriggerVariant => entry !== undefined);
 		const entries = [...ours, trigger.stripeTrigger, trigger.handChain, trigger.stockWebhook].filter((entry): entry is TriggerVariant => entry !== undefined);
 		for (const entry of entries) {
 			const isOurs = ours.includes(entry);
@@ -204,6 +219,13 @@ export function renderTable(results: Measured): string {
 				compared =
 					`p99 ${x(ratio(entry.p99Ms, trigger.stockWebhook.p99Ms), worse)} the stock Webhook's${versus ? `, ${versus}` : ''}; p50 ${x(ratio(entry.p50Ms, trigger.stockWebhook.p50Ms), worse)} the stock Webhook's; ` +
 					`${executions} (${entry.executionsForForged ?? 'n/a'} for forged requests), forged refused ${entry.forgedRefused}/${entry.forgedSent}${noAnswer(entry)}`;
+			}
+			const company = trigger.companyDetails;
+			if (company && entry === trigger.serviceTriggerCompany) {
+				compared +=
+					`; p99 ${x(company.p99RatioVsOff, 'up')}, p50 ${x(company.p50RatioVsOff, 'up')} the option off's (off's rounds p99 ${fixed(company.offP99RangeMs.min, 0, 'down')}-${fixed(company.offP99RangeMs.max, 0, 'down')} ms, on's ${fixed(company.onP99RangeMs.min, 0, 'up')}-${fixed(company.onP99RangeMs.max, 0, 'up')} ms); ` +
+					`${fixed(company.requestsPerAlert, 2, 'up')} portfolio requests a delivery (${whole(company.portfolioRequests, 'up')} for ${whole(company.executions, 'down')} executions; ${whole(company.portfolioCompanies, 'down')} companies, ${whole(company.pageSize, 'down')} a page, ${fixed(company.rowChangingShare * 100, 0, 'up')}% of events re-read up to the company's page); ` +
+					`company on ${company.withCompany} of ${company.checkedExecutions} executions read back`;
 			}
 			lines.push(
 				row([
@@ -225,10 +247,16 @@ export function renderTable(results: Measured): string {
 					'3',
 					`${entry.name}: n8n CPU per delivery${engine}`,
 					`${whole(cpu.deliveries, 'down')} of each kind, ${trigger.concurrency} at a time`,
-					`accepted ${fixed(cpu.acceptedMs, 2, towards)} ms, refused ${fixed(cpu.refusedMs, 2, towards)} ms, refused from the header ${fixed(cpu.refusedBeforeSecretMs, 2, towards)} ms`,
+					Number.isFinite(cpu.refusedMs ?? Number.NaN)
+						? `accepted ${fixed(cpu.acceptedMs, 2, towards)} ms, refused ${fixed(cpu.refusedMs, 2, towards)} ms, refused from the header ${fixed(cpu.refusedBeforeSecretMs, 2, towards)} ms`
+						: `accepted ${fixed(cpu.acceptedMs, 2, towards)} ms`,
 					'',
 					'',
-					`refused/accepted ${x(cpu.refusedRatio, towards)} (accepted includes its execution${entry.startsOnForged ? '; so does refused' : ''})`,
+					Number.isFinite(cpu.refusedRatio ?? Number.NaN)
+						? `refused/accepted ${x(cpu.refusedRatio, towards)} (accepted includes its execution${entry.startsOnForged ? '; so does refused' : ''})`
+						: entry === trigger.serviceTriggerCompany && trigger.serviceTrigger.cpu
+							? `accepted (its execution and lookup included) ${x(ratio(cpu.acceptedMs, trigger.serviceTrigger.cpu.acceptedMs), 'up')} the option off's; refusals are the same code as the option off's, not measured again`
+							: 'accepted includes its execution',
 				]),
 			);
 		}

@@ -94,6 +94,9 @@ async function main(): Promise<void> {
 				concurrency: options.triggerConcurrency,
 				rounds: options.triggerRounds,
 				peers,
+				portfolioPageSize: options.pageSize,
+				// The legacy-engine pass shows where n8n's cost is, not the option's: left out to keep it short.
+				companyDetails: n8nEnv === undefined,
 				n8nEnv,
 				log,
 			});

@@ -3,7 +3,9 @@
  * order between the Service Trigger (as added, and with Ignore Redeliveries off), the peers a user
  * who needs signed webhooks has (n8n's Stripe Trigger, registered with a local Stripe stand-in, and
  * the hand-built Webhook → Crypto → IF → Respond to Webhook chain), and a stock Webhook node without
- * verification (the floor). Every delivery is accounted for: a verifying receiver must refuse each
+ * verification (the floor), and the Service Trigger as added with Add Company Details on, against a
+ * sandbox portfolio naming every delivery's company (its cost: portfolio reads per alert, counted at
+ * the sandbox, and the p99 beside the option off). Every delivery is accounted for: a verifying receiver must refuse each
  * forged one (401); the triggers start exactly one execution per valid one, the chain one per
  * request, forged or not, and the stock Webhook one per request.
  */
@@ -12,15 +14,18 @@ import { randomBytes } from 'node:crypto';
 import { startSandbox } from '../test/sandbox';
 import { startN8n, type N8n } from '../test/e2e/n8n';
 import { waitFor } from '../test/e2e/wait-for';
+import { CHANGES_ROW } from '../nodes/ServiceTrigger/companyDetails';
 import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
 import { cpuMs, n8nPid } from './cpu';
 import { buildDeliveries, serviceSigning, type Signing } from './deliveries';
+import { namedEvents, PORTFOLIO_COMPANIES } from './deliveryBody';
 import { HAND_CHAIN_PATH, HAND_CHAIN_WORKFLOW_ID, handChainCredential, handChainWorkflow } from './handChain';
-import { median, percentile, ratio } from './stats';
+import { warmPortfolio } from './sandboxPages';
+import { median, percentile, ratio, spread } from './stats';
 import { startStripePeer, STRIPE_WEBHOOK_ID, STRIPE_WORKFLOW_ID, stripeCredential, stripeEvent, stripeTriggerWorkflow, type StripePeer } from './stripe/peer';
 import {
 	serviceTriggerWorkflow, STOCK_PATH, stockWebhookWorkflow, stockWorkflowId, TRIGGER_CREDENTIAL,
-	triggerNoMemoryWorkflowId, triggerWebhookIds, triggerWorkflowId,
+	triggerCompanyWorkflowId, triggerNoMemoryWorkflowId, triggerWebhookIds, triggerWorkflowId,
 } from './triggerWorkflows';
 import { sendDeliveries, type LoadResult } from './webhookLoad';
 
@@ -32,6 +37,10 @@ export interface TriggerOptions {
 	rounds: number;
 	/** The verifying peers too (Stripe Trigger, hand-built chain), with n8n's outbound HTTPS through the Stripe proxy. */
 	peers: boolean;
+	/** Rows per page of the sandbox's portfolio export, which Add Company Details reads. */
+	portfolioPageSize: number;
+	/** The Service Trigger with Add Company Details on as well (off for the legacy-engine pass, to keep it short). */
+	companyDetails: boolean;
 	/** More environment for n8n (e.g. NODE_OPTIONS for a CPU profile). */
 	n8nEnv?: Record<string, string>;
 	log: (line: string) => void;
@@ -95,12 +104,40 @@ export interface DeliveryCpu {
 	deliveries: number;
 }
 
+/** What Add Company Details cost under the bench's load: the Service's side counted at the sandbox. */
+export interface CompanyDetailsCost {
+	/** Companies in the sandbox's portfolio (every delivery names one) and rows per page. */
+	portfolioCompanies: number;
+	pageSize: number;
+	/** Share of the deliveries whose event type changes the company's row (re-reads up to its page). */
+	rowChangingShare: number;
+	/** GET /v1/reader/exports/portfolio the sandbox answered while n8n ran (warm-up, rounds and CPU round). */
+	portfolioRequests: number;
+	/** Executions of the option-on workflow, all of which looked a company up. */
+	executions: number;
+	requestsPerAlert: number;
+	/** Newest finished executions read back through n8n's API, and how many carry `company` with the row (shared: true, the KE's name). */
+	checkedExecutions: number;
+	withCompany: number;
+	/** One item's `company` as n8n stored it, to show the lookup happened. */
+	example?: Record<string, unknown>;
+	/** p50 and p99 with the option on / off (both Ignore Redeliveries on), of the medians over rounds. */
+	p50RatioVsOff: number;
+	p99RatioVsOff: number;
+	/** The option-off variant's p99 over its rounds, lowest and highest: the noise the on/off ratio is judged against. */
+	offP99RangeMs: { min: number; max: number };
+	onP99RangeMs: { min: number; max: number };
+}
+
 export interface TriggerResult {
 	concurrency: number;
 	deliveriesPerRound: number;
 	forgedPerRound: number;
 	serviceTrigger: TriggerVariant;
 	serviceTriggerNoMemory: TriggerVariant;
+	/** The Service Trigger as added with Add Company Details on. */
+	serviceTriggerCompany?: TriggerVariant;
+	companyDetails?: CompanyDetailsCost;
 	stockWebhook: TriggerVariant;
 	/** n8n's Stripe Trigger against the Stripe stand-in (peers on). */
 	stripeTrigger?: TriggerVariant;
@@ -124,7 +161,7 @@ export interface TriggerResult {
 	peerErrors?: string[];
 }
 
-type Key = 'trigger' | 'triggerNoMemory' | 'stock' | 'stripe' | 'handChain';
+type Key = 'trigger' | 'triggerNoMemory' | 'triggerCompany' | 'stock' | 'stripe' | 'handChain';
 /** One workflow under load, and its tallies so far. */
 interface Target extends Pick<TriggerVariant, 'name' | 'verifies' | 'noAnswer' | 'noAnswerErrors' | 'forgedSent' | 'forgedRefused'> {
 	key: Key;
@@ -138,9 +175,11 @@ interface Target extends Pick<TriggerVariant, 'name' | 'verifies' | 'noAnswer' |
 }
 
 const WARM_UP = 50;
+const PORTFOLIO_PATH = '/v1/reader/exports/portfolio';
 
 export async function benchTrigger(options: TriggerOptions): Promise<TriggerResult> {
-	const sandbox = await startSandbox({ seed: 'empty' });
+	// Every delivery names one of these companies, so Add Company Details really looks each one up.
+	const sandbox = await startSandbox({ seed: 'empty', portfolioRows: PORTFOLIO_COMPANIES, pageSize: options.portfolioPageSize });
 	let stripe: StripePeer | undefined;
 	let n8n: N8n | undefined;
 	const peerErrors: string[] = [];
@@ -161,6 +200,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 		const workflows = [
 			serviceTriggerWorkflow(true),
 			serviceTriggerWorkflow(false),
+			...(options.companyDetails ? [serviceTriggerWorkflow(true, true)] : []),
 			stockWebhookWorkflow(),
 			...(stripe ? [stripeTriggerWorkflow(), handChainWorkflow()] : []),
 		];
@@ -179,6 +219,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			});
 		const withMemory = await endpointOf(triggerWorkflowId);
 		const withoutMemory = await endpointOf(triggerNoMemoryWorkflowId);
+		const withCompany = options.companyDetails ? await endpointOf(triggerCompanyWorkflowId) : undefined;
 		const target = (key: Key, name: string, workflowId: string, url: string, signing: Signing, verifies: boolean, startsOnForged: boolean): Target => ({
 			key, name, workflowId, url, signing, verifies, startsOnForged,
 			expected: 0, validAccepted: 0, noAnswer: 0, noAnswerErrors: {}, forgedSent: 0, forgedRefused: 0, rounds: [],
@@ -189,6 +230,10 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			target('triggerNoMemory', 'Service Trigger, Ignore Redeliveries off', triggerNoMemoryWorkflowId, withoutMemory.url,
 				serviceSigning(decodeSigningSecret(withoutMemory.secret, 'base64')), true, false),
 			// Signed like the first trigger's deliveries; it checks nothing anyway.
+			...(withCompany
+				? [target('triggerCompany', 'Service Trigger, Add Company Details on', triggerCompanyWorkflowId, withCompany.url,
+						serviceSigning(decodeSigningSecret(withCompany.secret, 'base64')), true, false)]
+				: []),
 			target('stock', 'stock Webhook node (no verification)', stockWorkflowId, n8n.api.webhookUrl(STOCK_PATH), serviceSigning(serviceKey), false, true),
 		];
 		if (stripe) {
@@ -215,6 +260,9 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			);
 		}
 		for (const { url } of targets) await n8n.api.waitForWebhook(url.slice(`${n8n.url}/webhook/`.length));
+		// The sandbox builds its CSV rows on the first export request: outside the rounds, and not counted as the option's.
+		await warmPortfolio(sandbox.baseUrl, sandbox.tokens.reader, sandbox.ca);
+		sandbox.control.clearRequests();
 
 		const run = async (t: Target, valid: number, label: string, keep: boolean) => {
 			const deliveries = buildDeliveries(valid, options.forgedEvery, t.signing, `${t.key}_${label}`);
@@ -238,8 +286,9 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 		}
 
 		const cpuOf = new Map<Key, DeliveryCpu>();
-		for (const t of targets.filter((each) => ['trigger', 'stripe', 'handChain'].includes(each.key))) {
-			const cpu = await measureCpu(n8n, t, options).catch((error: Error) => {
+		for (const t of targets.filter((each) => ['trigger', 'triggerCompany', 'stripe', 'handChain'].includes(each.key))) {
+			// With the option on, only acceptance differs from the trigger as added: its refusals are not measured again.
+			const cpu = await measureCpu(n8n, t, options, t.key === 'triggerCompany').catch((error: Error) => {
 				if (t.key === 'trigger') throw error;
 				peerErrors.push(`${t.name}: CPU rounds: ${error.message}`);
 				return undefined;
@@ -279,12 +328,16 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			variants[t.key] = variant;
 		}
 		const trigger = variants.trigger!;
+		const company = variants.triggerCompany;
+		const companyDetails = company ? await companyCost(n8n, sandbox.control.requests({ method: 'GET', path: PORTFOLIO_PATH }).length, company, trigger, options) : undefined;
 		return {
 			concurrency: options.concurrency,
 			deliveriesPerRound: options.deliveries,
 			forgedPerRound: Math.floor(options.deliveries / options.forgedEvery),
 			serviceTrigger: trigger,
 			serviceTriggerNoMemory: variants.triggerNoMemory!,
+			serviceTriggerCompany: company,
+			companyDetails,
 			stockWebhook: variants.stock!,
 			stripeTrigger: variants.stripe,
 			handChain: variants.handChain,
@@ -343,7 +396,7 @@ function accounted(v: TriggerVariant): boolean {
  * a round of that kind alone at the bench's concurrency, after n8n has gone quiet, with n8n's idle
  * CPU over the same time taken out.
  */
-async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions): Promise<DeliveryCpu> {
+async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions, acceptedOnly = false): Promise<DeliveryCpu> {
 	const pid = n8nPid(n8n.port);
 	const count = Math.min(options.deliveries, 500);
 	const quiet = async () => {
@@ -384,9 +437,51 @@ async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions): Promise
 		t.expected += accepted;
 		t.validAccepted += accepted;
 	});
+	if (acceptedOnly) return { acceptedMs, refusedMs: Number.NaN, refusedBeforeSecretMs: Number.NaN, refusedRatio: Number.NaN, deliveries: count };
 	const refusedMs = await measure(() => sendForged(['wrong secret', 'body changed after signing', 'corrupted v1']));
 	const refusedBeforeSecretMs = await measure(() => sendForged(['stale timestamp', 'no signature']));
 	return { acceptedMs, refusedMs, refusedBeforeSecretMs, refusedRatio: refusedMs / acceptedMs, deliveries: count };
+}
+
+/**
+ * Add Company Details under load: portfolio reads per alert (every portfolio request the sandbox
+ * answered, over every execution of the option-on workflow), and the newest executions read back
+ * through n8n's API to show each carries the company's row.
+ */
+async function companyCost(n8n: N8n, portfolioRequests: number, on: TriggerVariant, off: TriggerVariant, options: TriggerOptions): Promise<CompanyDetailsCost> {
+	const checked = 20;
+	type Run = { data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } };
+	type Detailed = { data: Array<{ data?: { resultData?: { runData?: Record<string, Run[]> } } }> };
+	const query = new URLSearchParams({ workflowId: triggerCompanyWorkflowId, includeData: 'true', status: 'success', limit: String(checked) });
+	const page = await n8n.api.request<Detailed>('GET', `/executions?${query}`);
+	const items = page.data.map((execution) => execution.data?.resultData?.runData?.['Service Trigger']?.[0]?.data?.main?.[0]?.[0]?.json);
+	const carries = (json: Record<string, unknown> | undefined) => {
+		const company = json?.company as Record<string, unknown> | undefined;
+		return company !== undefined && company.shared === true && company.ke === json?.ke && typeof company.name === 'string';
+	};
+	const withCompany = items.filter(carries).length;
+	const executions = on.executionsCounted;
+	const rowChanging = namedEvents.filter((type) => CHANGES_ROW.test(type)).length;
+	const cost: CompanyDetailsCost = {
+		portfolioCompanies: PORTFOLIO_COMPANIES,
+		pageSize: options.portfolioPageSize,
+		rowChangingShare: rowChanging / namedEvents.length,
+		portfolioRequests,
+		executions,
+		requestsPerAlert: ratio(portfolioRequests, executions),
+		checkedExecutions: items.length,
+		withCompany,
+		example: items.find(carries)?.company as Record<string, unknown> | undefined,
+		p50RatioVsOff: ratio(on.p50Ms, off.p50Ms),
+		p99RatioVsOff: ratio(on.p99Ms, off.p99Ms),
+		offP99RangeMs: spread((off.rounds ?? []).map((round) => round.p99Ms)),
+		onP99RangeMs: spread((on.rounds ?? []).map((round) => round.p99Ms)),
+	};
+	options.log(
+		`  Add Company Details: ${portfolioRequests} portfolio requests for ${executions} executions (${cost.requestsPerAlert.toFixed(2)} a delivery); ` +
+			`${withCompany} of ${items.length} newest executions carry company; p99 on/off ${cost.p99RatioVsOff.toFixed(2)}x`,
+	);
+	return cost;
 }
 
 /** Forged deliveries that got no answer at all (neither refused nor accepted). */

@@ -24,7 +24,7 @@ import { BoundedMemory } from './boundedMemory';
 export const COMPANY_LIMITS = { maxCompanies: 10_000, maxAgeMs: 5 * 60 * 1000, maxCredentials: 100 };
 
 /** Events whose meaning is a change to the company's portfolio row: what was read before may be out of date. */
-const CHANGES_ROW = /^(share_granted|share_revoked|reader_tier_changed|reader_decision_due|ledger_.+)$/;
+export const CHANGES_ROW = /^(share_granted|share_revoked|reader_tier_changed|reader_decision_due|ledger_.+)$/;
 
 type Row = Record<string, string>;
 
