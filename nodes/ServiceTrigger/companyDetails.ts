@@ -14,9 +14,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { columnNamed, CsvPages, PORTFOLIO_COLUMNS } from '../shared/csv';
-import type { PageAnswer, PageRequest, PagingOptions } from '../shared/paging';
+import type { PageAnswer, PageRequest } from '../shared/paging';
 import { cursorPages } from '../shared/paging';
-import { pageFetcher } from '../shared/transport/pageFetch';
+import { exportPaging, pageFetcher } from '../shared/transport/pageFetch';
 import { getServiceSettings } from '../shared/transport/serviceRequest';
 import type { ServiceSettings } from '../shared/transport/settings';
 import { BoundedMemory } from './boundedMemory';
@@ -117,7 +117,7 @@ async function lookUp(this: IExecuteFunctions, reading: PortfolioReading, settin
 	const unsure = reading.read > reading.rows.size;
 	const fromStart = reading.read === 0;
 	if (reading.done) return unsure ? 'unsure' : undefined;
-	const paging: PagingOptions = { cursorParameter: settings.cursorParameter, pageSize: settings.pageSize, query: { format: 'csv' }, maxPages: settings.maxPages };
+	const paging = exportPaging(settings, { format: 'csv' });
 	let page = reading.next?.page ?? 1;
 	const fetchPage = pageFetcher.call(this, 'portfolio', { settings }, 'buffer', (request) => {
 		page = request.page;

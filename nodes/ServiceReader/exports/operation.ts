@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { exportPaging } from '../../shared/transport/pageFetch';
 import { getServiceSettings } from '../../shared/transport/serviceRequest';
 import type { ExportSpec } from './description';
 import { exportDescription } from './description';
@@ -23,12 +24,7 @@ export async function runExport(
 	const run: ExportRun = {
 		spec,
 		parameters,
-		paging: {
-			cursorParameter: settings.cursorParameter,
-			pageSize: settings.pageSize,
-			query: parameters.query.format === 'json' ? { ...parameters.query, format: settings.jsonFormat } : parameters.query,
-			maxPages: settings.maxPages,
-		},
+		paging: exportPaging(settings, parameters.query.format === 'json' ? { ...parameters.query, format: settings.jsonFormat } : parameters.query),
 		settings,
 		itemIndex,
 	};

@@ -3,8 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getServiceSettings } from '../../shared/transport/serviceRequest';
 import { PORTFOLIO } from '../actions/portfolio/getAll.operation';
-import { pageFetcher } from '../../shared/transport/pageFetch';
-import type { PagingOptions } from '../../shared/paging';
+import { exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
 import { pageQuery } from '../../shared/paging';
 import { companyChoices, decodePickerToken, encodePickerToken } from './portfolioCompanies';
 
@@ -24,7 +23,7 @@ export async function searchCompanies(
 		throw new NodeOperationError(this.getNode(), 'The company list cannot go on from where it was: search again');
 	}
 	const settings = await getServiceSettings.call(this);
-	const paging: PagingOptions = { cursorParameter: settings.cursorParameter, pageSize: settings.pageSize, query: { format: 'csv' } };
+	const paging = exportPaging(settings, { format: 'csv' });
 	const fetchPage = pageFetcher.call(this, PORTFOLIO.listing, { settings, itemIndex: 0 }, 'buffer');
 	const page = from?.page ?? 1;
 	const answer = await fetchPage({ page, cursor: from?.cursor, qs: pageQuery(paging, from?.cursor) });

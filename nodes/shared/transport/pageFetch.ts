@@ -1,10 +1,15 @@
-import type { PageAnswer, PageRequest } from '../paging';
+import type { PageAnswer, PageRequest, PagingOptions } from '../paging';
 import { headerValue } from './answer';
 import type { ServiceCall, ServiceContext } from './serviceRequest';
 import { serviceRequest } from './serviceRequest';
 import type { ServiceSettings } from './settings';
 
 const NEXT_CURSOR_HEADER = 'x-service-next-cursor';
+
+/** How the credential pages an export (Cursor Parameter, Page Size, Max Pages), with `query` sent on every page. */
+export function exportPaging(settings: ServiceSettings, query: Record<string, string>): PagingOptions {
+	return { cursorParameter: settings.cursorParameter, pageSize: settings.pageSize, query, maxPages: settings.maxPages };
+}
 
 /** The route of a list export, e.g. `portfolio`. */
 export function exportPath(listing: string): string {
