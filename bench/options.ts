@@ -7,6 +7,7 @@
  *   npm run bench -- --only export --sizes 1000000 --runs 2
  *   npm run bench -- --only trigger --merge    re-measure one part into the existing results file
  *   npm run bench -- --only trigger --no-legacy-engine   item 3 with n8n as installed only (no second n8n)
+ *   npm run bench -- --only trigger --sandbox-in-process  item 3 with the sandbox inside the timing process (the method before 2026-11-25)
  */
 export type Section = 'verifier' | 'limit' | 'export' | 'trigger';
 export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger'];
@@ -36,6 +37,8 @@ export interface BenchOptions {
 	merge: boolean;
 	/** Item 3 again with N8N_EXPRESSION_ENGINE=legacy (where the cost is; not what targets are judged on). */
 	legacyEngine: boolean;
+	/** Item 3 with the sandbox in the benchmark's own process, whose event loop also times the deliveries. */
+	sandboxInProcess: boolean;
 }
 
 const defaults: BenchOptions = {
@@ -57,6 +60,7 @@ const defaults: BenchOptions = {
 	out: 'bench/results.json',
 	merge: false,
 	legacyEngine: true,
+	sandboxInProcess: false,
 };
 
 const quick: Partial<BenchOptions> = {
@@ -109,6 +113,9 @@ export function parseOptions(argv: string[]): BenchOptions {
 				break;
 			case '--no-legacy-engine':
 				options.legacyEngine = false;
+				break;
+			case '--sandbox-in-process':
+				options.sandboxInProcess = true;
 				break;
 			case '--only':
 				options.only = take()

@@ -97,6 +97,7 @@ async function main(): Promise<void> {
 				portfolioPageSize: options.pageSize,
 				// The legacy-engine pass shows where n8n's cost is, not the option's: left out to keep it short.
 				companyDetails: n8nEnv === undefined,
+				sandboxInProcess: options.sandboxInProcess,
 				n8nEnv,
 				log,
 			});

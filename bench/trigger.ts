@@ -11,7 +11,6 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { startSandbox } from '../test/sandbox';
 import { startN8n, type N8n } from '../test/e2e/n8n';
 import { waitFor } from '../test/e2e/wait-for';
 import { CHANGES_ROW } from '../nodes/ServiceTrigger/companyDetails';
@@ -20,6 +19,7 @@ import { cpuMs, n8nPid } from './cpu';
 import { buildDeliveries, serviceSigning, type Signing } from './deliveries';
 import { namedEvents, PORTFOLIO_COMPANIES } from './deliveryBody';
 import { HAND_CHAIN_PATH, HAND_CHAIN_WORKFLOW_ID, handChainCredential, handChainWorkflow } from './handChain';
+import { startBenchSandbox } from './sandboxProcess';
 import { warmPortfolio } from './sandboxPages';
 import { median, percentile, ratio, spread } from './stats';
 import { startStripePeer, STRIPE_WEBHOOK_ID, STRIPE_WORKFLOW_ID, stripeCredential, stripeEvent, stripeTriggerWorkflow, type StripePeer } from './stripe/peer';
@@ -41,6 +41,8 @@ export interface TriggerOptions {
 	portfolioPageSize: number;
 	/** The Service Trigger with Add Company Details on as well (off for the legacy-engine pass, to keep it short). */
 	companyDetails: boolean;
+	/** The sandbox inside the benchmark's own process, as before 2026-11-25 (default: a process of its own). */
+	sandboxInProcess: boolean;
 	/** More environment for n8n (e.g. NODE_OPTIONS for a CPU profile). */
 	n8nEnv?: Record<string, string>;
 	log: (line: string) => void;
@@ -179,7 +181,7 @@ const PORTFOLIO_PATH = '/v1/reader/exports/portfolio';
 
 export async function benchTrigger(options: TriggerOptions): Promise<TriggerResult> {
 	// Every delivery names one of these companies, so Add Company Details really looks each one up.
-	const sandbox = await startSandbox({ seed: 'empty', portfolioRows: PORTFOLIO_COMPANIES, pageSize: options.portfolioPageSize });
+	const sandbox = await startBenchSandbox({ seed: 'empty', portfolioRows: PORTFOLIO_COMPANIES, pageSize: options.portfolioPageSize }, options.sandboxInProcess);
 	let stripe: StripePeer | undefined;
 	let n8n: N8n | undefined;
 	const peerErrors: string[] = [];
@@ -213,7 +215,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			});
 		}
 		const endpointOf = (workflowId: string) =>
-			waitFor(async () => sandbox.control.webhookEndpoints().find((e) => e.url.includes(triggerWebhookIds[workflowId])), {
+			waitFor(async () => (await sandbox.control.webhookEndpoints()).find((e) => e.url.includes(triggerWebhookIds[workflowId])), {
 				what: `the Service Trigger of ${workflowId} to register its endpoint`,
 				timeoutMs: 30_000,
 			});
@@ -262,7 +264,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 		for (const { url } of targets) await n8n.api.waitForWebhook(url.slice(`${n8n.url}/webhook/`.length));
 		// The sandbox builds its CSV rows on the first export request: outside the rounds, and not counted as the option's.
 		await warmPortfolio(sandbox.baseUrl, sandbox.tokens.reader, sandbox.ca);
-		sandbox.control.clearRequests();
+		await sandbox.control.clearRequests();
 
 		const run = async (t: Target, valid: number, label: string, keep: boolean) => {
 			const deliveries = buildDeliveries(valid, options.forgedEvery, t.signing, `${t.key}_${label}`);
@@ -329,7 +331,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 		}
 		const trigger = variants.trigger!;
 		const company = variants.triggerCompany;
-		const companyDetails = company ? await companyCost(n8n, sandbox.control.requests({ method: 'GET', path: PORTFOLIO_PATH }).length, company, trigger, options) : undefined;
+		const companyDetails = company ? await companyCost(n8n, (await sandbox.control.requests({ method: 'GET', path: PORTFOLIO_PATH })).length, company, trigger, options) : undefined;
 		return {
 			concurrency: options.concurrency,
 			deliveriesPerRound: options.deliveries,
