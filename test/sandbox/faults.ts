@@ -1,6 +1,6 @@
 import type { Listing } from './paging';
 
-export type FaultMode = '500' | '429' | 'drop';
+export type FaultMode = '500' | '429' | 'drop' | 'slow';
 
 export interface PageFault {
 	route: Listing;
@@ -9,6 +9,8 @@ export interface PageFault {
 	mode: FaultMode;
 	/** Retry-After seconds for mode 429 (default 1). */
 	retryAfterSeconds?: number;
+	/** For mode slow: the page is answered normally, as the Service has it after this many ms. */
+	delayMs?: number;
 	/** How many requests for that page fail before it succeeds (default 1). */
 	times?: number;
 }

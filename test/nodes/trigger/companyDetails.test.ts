@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 
+import { FORMULA_STARTS } from '../../../nodes/shared/csv';
 import { deduplicationStore } from '../../harness';
 import type { Sandbox } from '../../sandbox';
 import { useTriggerSetup, type TriggerSetup } from './setup';
 
 const PORTFOLIO = '/v1/reader/exports/portfolio';
 
-/** The company as the portfolio export has it: every column by name, values as CSV text. */
+/** The company as the portfolio export has it: every column by name, values as CSV text (a formula's guard quote kept). */
 function expectedCompany(sandbox: Sandbox, ke: string): Record<string, unknown> {
 	const company = sandbox.control.companies().find((c) => c.ke === ke)!;
 	const share = sandbox.control.shares().find((s) => s.ke === ke)!;
+	const name = FORMULA_STARTS.has(company.name[0]) ? `'${company.name}` : company.name;
 	return {
-		ke, name: company.name, company_name: company.name, tier: share.tier, status: company.status, decision_due: String(share.decisionDue), shared: true,
+		ke, name, company_name: name, tier: share.tier, status: company.status, decision_due: String(share.decisionDue), shared: true,
 	};
 }
 
@@ -124,5 +126,45 @@ describe('Service Trigger: Add Company Details over a paged portfolio (3 compani
 		const earlier = await runFor(setup, 'questionnaire_answered', 'KE-1001');
 		expect(earlier.runs[0].items[0].json.company).toEqual(expectedCompany(setup.sandbox, 'KE-1001'));
 		expect(portfolioReads(setup.sandbox)).toHaveLength(4);
+	});
+});
+
+describe('Service Trigger: Add Company Details, a burst of row-changing alerts', () => {
+	const setup = useTriggerSetup({ parameters: { options: { addCompanyDetails: true } }, activate: true });
+	const KES = ['KE-1001', 'KE-1002', 'KE-1003', 'KE-1004', 'KE-1005'];
+
+	/** Every execution the alerts started, once all have finished: one per alert. */
+	const companiesOf = async (alerts: Array<{ alertId: string }>) => {
+		await Promise.all(alerts.map((alert) => setup.sandbox.control.whenSettled(alert.alertId)));
+		const companies: unknown[] = [];
+		for (const alert of alerts) {
+			const runs = await setup.executionsOf(alert.alertId);
+			expect(runs).toHaveLength(1);
+			companies.push(runs[0].items[0].json.company);
+		}
+		return companies;
+	};
+
+	it('shows each company as the Service had it after its alert, and alerts arriving together share readings', async () => {
+		const { control } = setup.sandbox;
+		// What was read before the burst is held: each row-changing alert must not be answered from it.
+		await runFor(setup, 'questionnaire_answered', 'KE-1009');
+		control.clearRequests();
+		// Each portfolio page takes 1.5 s, so the five executions overlap the first reading.
+		control.failPage({ route: 'portfolio', page: 1, mode: 'slow', delayMs: 1500, times: 20 });
+		try {
+			const ended = KES.map((ke) => control.endShare(ke));
+			expect(await companiesOf(ended)).toEqual(KES.map((ke) => ({ ke, shared: false })));
+			// Five alerts, one reading each before; now the one in progress and one shared by the rest.
+			expect(portfolioReads(setup.sandbox).length).toBeLessThanOrEqual(2);
+
+			control.clearRequests();
+			const granted = KES.map((ke) => control.grantShare(ke, { tier: 'tier-9' }));
+			expect(await companiesOf(granted)).toEqual(KES.map((ke) => expectedCompany(setup.sandbox, ke)));
+			expect(KES.map((ke) => control.shares().find((s) => s.ke === ke)?.tier)).toEqual(KES.map(() => 'tier-9'));
+			expect(portfolioReads(setup.sandbox).length).toBeLessThanOrEqual(2);
+		} finally {
+			control.clearFaults();
+		}
 	});
 });

@@ -1,4 +1,4 @@
-import { portfolioMemory } from '../../../nodes/ServiceTrigger/companyDetails';
+import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails';
 import { decodeCursor } from '../../sandbox/paging';
 import { portfolioCsvRows } from '../reader/exportHelpers';
 import { useTriggerSetup } from './setup';
@@ -41,7 +41,7 @@ describe('Service Trigger: Add Company Details past 10,000 companies (10,050 sha
 	};
 
 	/** What the trigger holds for this credential: the rows it read and how many it has read. */
-	const reading = () => portfolioMemory.get(`${setup.sandbox.baseUrl}\u0000cred-1`, Date.now())!;
+	const reading = () => portfolioReadings.held(`${setup.sandbox.baseUrl}\u0000cred-1`)!;
 
 	it('finds the last company (row 10,050), a first one pushed out by the bound (read again up to page 1), and none for a KE not listed, read whole once', async () => {
 		const portfolio = portfolioCsvRows(setup.sandbox);

@@ -55,6 +55,7 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 	if (fault?.mode === '500') {
 		throw new HttpError(500, 'server_error', `Page ${position.page} of the ${listing} export failed (sandbox fault): retry the same cursor.`);
 	}
+	if (fault?.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 	if (fault?.mode === '429') {
 		const seconds = fault.retryAfterSeconds ?? 1;
 		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, { 'Retry-After': String(seconds) });
