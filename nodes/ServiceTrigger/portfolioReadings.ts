@@ -69,11 +69,12 @@ export class PortfolioReadings {
 		let reading = this.readingFor(key, source, since);
 		const found = new Map<string, Row | undefined>();
 		for (const ke of kes) {
-			let row = await this.queued(reading, async () => await this.find(reading, source, ke));
+			const lookIn = async (each: PortfolioReading) => await this.queued(each, async () => await this.find(each, source, ke));
+			let row = await lookIn(reading);
 			if (row === 'unsure') {
 				// Rows pushed out by the row bound were never checked for this KE: a new reading, and this lookup first in it.
 				reading = this.start(key, source, reading);
-				row = await this.queued(reading, async () => await this.find(reading, source, ke));
+				row = await lookIn(reading);
 			}
 			found.set(ke, row === 'unsure' ? undefined : row);
 		}
