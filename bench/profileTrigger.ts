@@ -39,7 +39,7 @@ const BUCKETS: Array<[string, (frame: CpuProfileNode['callFrame']) => boolean]> 
 	['expression engine (isolates)', (f) => /isolated-vm|expression-runtime|Isolate/.test(f.url + f.functionName)],
 	['credential read', (f) => /^(getCredentials|getDecrypted|applyDefaultsAndOverwrites)$/.test(f.functionName)],
 	// Before "this package": the option's own code (its page requests run in n8n's helpers, counted under other).
-	['Add Company Details (lookup, CSV)', (f) => /^(addCompanyDetails|lookUp|companyOf)$/.test(f.functionName)],
+	['Add Company Details (lookup, CSV)', (f) => /^(addCompanyDetails|lookUp|findRow|companyOf)$/.test(f.functionName)],
 	["n8n's deduplication store", (f) => /checkProcessedAndRecord/.test(f.functionName)],
 	['database', (f) => /typeorm|sqlite3|@n8n\/db/.test(f.url)],
 	['this package', (f) => /n8n-nodes-service-reader/.test(f.url)],
@@ -96,7 +96,6 @@ async function main(): Promise<void> {
 			['Service Trigger: refused by the signature', endpoint.url, forged(['wrong secret', 'body changed after signing', 'corrupted v1'], 'sig')],
 			['Service Trigger: accepted (with its execution)', endpoint.url, valid('ok')],
 			['Service Trigger, Add Company Details on: accepted (with its execution)', companyEndpoint.url, buildDeliveries(deliveries, deliveries + 1, companySigning, 'company')],
-
 			['stock Webhook: accepted (with its execution)', stockUrl, valid('stock')],
 		];
 		for (const [name, url, batch] of rounds) {

@@ -69,7 +69,7 @@ export class PortfolioReadings {
 		let reading = this.readingFor(key, source, since);
 		const found = new Map<string, Row | undefined>();
 		for (const ke of kes) {
-			const lookIn = async (each: PortfolioReading) => await this.queued(each, async () => await this.find(each, source, ke));
+			const lookIn = async (each: PortfolioReading) => await this.queued(each, async () => await this.findRow(each, source, ke));
 			let row = await lookIn(reading);
 			if (row === 'unsure') {
 				// Rows pushed out by the row bound were never checked for this KE: a new reading, and this lookup first in it.
@@ -114,7 +114,7 @@ export class PortfolioReadings {
 	 * The company's row: held, or read page by page from where the reading stopped until it turns up
 	 * (no page more); undefined when the portfolio does not list it; 'unsure' when rows were pushed out.
 	 */
-	private async find(reading: PortfolioReading, source: PortfolioSource, ke: string): Promise<Row | undefined | 'unsure'> {
+	private async findRow(reading: PortfolioReading, source: PortfolioSource, ke: string): Promise<Row | undefined | 'unsure'> {
 		const held = reading.rows.get(ke, this.now());
 		if (held !== undefined) return held;
 		if (reading.absent.get(ke, this.now()) === true) return undefined;
