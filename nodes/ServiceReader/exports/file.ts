@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { CsvPageFilter } from './csvPageFilter';
-import { pageFailed } from './pageErrors';
+import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { Page, PageRequest } from '../../shared/paging';
 import { cursorPages } from '../../shared/paging';

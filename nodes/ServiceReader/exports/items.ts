@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { listFromBody } from '../../shared/answerShape';
 import { CsvPages } from '../../shared/csv';
-import { pageFailed } from './pageErrors';
+import { pageRows } from '../../shared/exportRows';
+import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { PageRequest } from '../../shared/paging';
 import { cursorPages } from '../../shared/paging';
@@ -28,7 +28,7 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
 			let rows: unknown[];
 			try {
-				rows = format === 'csv' ? csv.rows(settings.redactBytes(page.content as Buffer)) : listFromBody(page.content);
+				rows = pageRows(page.content, format === 'csv' ? csv : undefined, settings);
 			} catch (error) {
 				throw pageFailed.call(this, error, run, page.request, items.length);
 			}

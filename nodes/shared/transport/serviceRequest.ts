@@ -5,6 +5,7 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	IPollFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -17,7 +18,7 @@ import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
 
-export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
+export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 export interface ServiceCall {
 	method: IHttpRequestMethods;

@@ -1,30 +1,39 @@
-import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { PageRequest } from '../../shared/paging';
-import { PageCapError, RepeatedCursorError } from '../../shared/paging';
-import type { ExportRun } from './parameters';
+import type { PageRequest } from './paging';
+import { PageCapError, RepeatedCursorError } from './paging';
+
+/** Which export failed, and (the changes trigger) what became of the reading instead of "not passed on". */
+export interface FailedExport {
+	spec: { label: string };
+	itemIndex?: number;
+	/** Replaces the sentences about rows not passed on, e.g. "Nothing was emitted and the earlier state is kept". */
+	outcome?: string;
+}
 
 /**
  * The error for a page that failed: says which page, the cursor it was fetched with, and that the
- * rows of earlier pages were not passed on (the item fails as a whole).
+ * rows of earlier pages were not passed on (the item fails as a whole). Used by the Reader's exports
+ * and the Service Changes Trigger.
  */
 export function pageFailed(
-	this: IExecuteFunctions,
+	this: { getNode(): INode },
 	error: unknown,
-	run: ExportRun,
+	run: FailedExport,
 	request: PageRequest | undefined,
 	rowsBefore: number,
 ): Error {
-	const { spec, itemIndex } = run;
+	const { spec, itemIndex = 0, outcome } = run;
 	if (error instanceof NodeOperationError) return error;
 	const page = error instanceof RepeatedCursorError ? error.page + 1 : (request?.page ?? 1);
 	const cursor = error instanceof RepeatedCursorError ? error.cursor : request?.cursor;
 	const fetched = cursor === undefined ? 'fetched without a cursor' : `fetched with cursor "${cursor}"`;
 	const earlier =
-		page === 1
+		outcome ??
+		(page === 1
 			? 'Nothing was passed on.'
-			: `The ${rowsBefore} row${rowsBefore === 1 ? '' : 's'} of the ${page - 1} earlier page${page === 2 ? '' : 's'} were not passed on, so an incomplete ${spec.label} never reaches the next node; run the node again to fetch it whole.`;
+			: `The ${rowsBefore} row${rowsBefore === 1 ? '' : 's'} of the ${page - 1} earlier page${page === 2 ? '' : 's'} were not passed on, so an incomplete ${spec.label} never reaches the next node; run the node again to fetch it whole.`);
 	const where = `Page ${page} of the ${spec.label} (${fetched}) failed. ${earlier}`;
 
 	if (error instanceof RepeatedCursorError) {
@@ -39,12 +48,13 @@ export function pageFailed(
 	}
 	if (error instanceof PageCapError) {
 		const rows = `${rowsBefore} row${rowsBefore === 1 ? '' : 's'}`;
+		const notPassed = outcome ?? `The ${rows} fetched were not passed on, so an incomplete ${spec.label} never reaches the next node.`;
 		return new NodeOperationError(
 			this.getNode(),
 			`The ${spec.label} did not end after ${error.maxPages} pages, the Max Pages limit`,
 			{
 				itemIndex,
-				description: `The Service still sent a next-page cursor on page ${error.maxPages}. The ${rows} fetched were not passed on, so an incomplete ${spec.label} never reaches the next node. If the list really is that long, raise Max Pages under Advanced Settings in the Service API credential.`,
+				description: `The Service still sent a next-page cursor on page ${error.maxPages}. ${notPassed} If the list really is that long, raise Max Pages under Advanced Settings in the Service API credential.`,
 			},
 		);
 	}

@@ -1,0 +1,267 @@
+/**
+ * What changed in one export between two complete readings of it. Pure: no n8n types, no HTTP; the
+ * node feeds the rows of each page in order and, only once the export is complete, takes the
+ * changes and the next state (docs/changes-trigger.md).
+ *
+ * Rows are told apart by a key per export: the portfolio by its KE column, invitations by their
+ * invitation id column, expiries by their kind and reference columns (else a fingerprint of the
+ * whole row), decisions and statements by their id (else a fingerprint). Portfolio, invitations and
+ * expiries keep each row's values (for `previous` and the `removed` row); decisions and statements
+ * keep a fingerprint of the key only, and report new rows only.
+ */
+import { createHash } from 'node:crypto';
+
+import { columnNamed, PORTFOLIO_COLUMNS } from '../shared/csv';
+
+export type ExportName = 'portfolio' | 'expiries' | 'invitations' | 'decisions' | 'statements';
+export type ChangeKind = 'added' | 'changed' | 'removed';
+export type Row = Record<string, unknown>;
+
+export const EXPORT_NAMES: readonly ExportName[] = ['portfolio', 'expiries', 'invitations', 'decisions', 'statements'];
+export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'changed', 'removed'];
+
+/** One change, as the node emits it (plus `export`). */
+export interface Change {
+	change: ChangeKind;
+	key: string;
+	row: Row;
+	/** `changed` only: exactly the fields that changed, with their earlier values (null: the column was not there). */
+	previous?: Row;
+}
+
+/** Exports whose rows are followed (added, changed, removed); the others report new rows only. */
+export function keepsRows(name: ExportName): boolean {
+	return name === 'portfolio' || name === 'invitations' || name === 'expiries';
+}
+
+/** The state between polls, while computing: Maps only, never a plain object keyed by Service text. */
+export interface ExportState {
+	export: ExportName;
+	/** Expiries only: the window it was read with; another window is another export. */
+	window: string | undefined;
+	/** Followed exports: the header row the values are in, and each row's values by key. */
+	columns: string[];
+	rows: Map<string, unknown[]>;
+	/** New-only exports: the fingerprints of the keys seen. */
+	seen: Set<string>;
+}
+
+/** The state as kept in the workflow's static data: JSON, compact (docs/changes-trigger.md has bytes per row). */
+export interface StoredState {
+	v: 1;
+	export: ExportName;
+	window?: string;
+	/** Followed exports: the header row, then each row's values in its order (the key is read again from them). */
+	columns?: string[];
+	rows?: unknown[][];
+	/** New-only exports: key fingerprints. */
+	seen?: string[];
+}
+
+/** The export's answer cannot be diffed safely (no key column, a key listed twice, a blank key). */
+export class ChangesError extends Error {}
+
+/** sha256, first 12 bytes, base64: 16 characters. */
+export function fingerprint(value: unknown): string {
+	return createHash('sha256').update(canonical(value)).digest('base64').slice(0, 16);
+}
+
+/** JSON with object keys sorted, so the same row is the same text whatever its key order. */
+function canonical(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+	if (value !== null && typeof value === 'object') {
+		const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Row)[k])}`);
+		return `{${entries.join(',')}}`;
+	}
+	return JSON.stringify(value) ?? 'null';
+}
+
+/** The column names the key is read from, by name; undefined means a fingerprint of the whole row. */
+export function keyColumns(name: ExportName, header: readonly string[]): string[] | undefined {
+	const quoted = () => header.map((c) => JSON.stringify(c)).join(', ');
+	if (name === 'portfolio') {
+		const ke = columnNamed(header, PORTFOLIO_COLUMNS.ke);
+		if (ke === undefined) throw new ChangesError(`The portfolio export has no ke column, so its companies cannot be told apart: its columns are ${quoted()}`);
+		return [ke];
+	}
+	if (name === 'invitations') {
+		const id = columnNamed(header, ['invitation_id', 'invitation', 'id']);
+		if (id === undefined) throw new ChangesError(`The invitations export has no invitation_id column, so its invitations cannot be told apart: its columns are ${quoted()}`);
+		return [id];
+	}
+	if (name === 'expiries') {
+		const reference = columnNamed(header, ['reference', 'ref']);
+		if (reference === undefined) return undefined;
+		const kind = columnNamed(header, ['kind', 'type']);
+		return kind === undefined ? [reference] : [kind, reference];
+	}
+	const id = columnNamed(header, ['id', `${name.slice(0, -1)}_id`]);
+	return id === undefined ? undefined : [id];
+}
+
+/** A row's key: one column's text, several columns as a JSON list, or the row's fingerprint. */
+export function keyOf(row: Row, columns: readonly string[] | undefined): string {
+	if (columns === undefined) return fingerprint(row);
+	const values = columns.map((c) => row[c]);
+	const blank = columns.find((column) => row[column] === undefined || row[column] === null || String(row[column]).trim() === '');
+	// The row's key column is blank: telling it apart from others would be a guess.
+	if (blank !== undefined && columns.length === 1) throw new ChangesError(`A row has no ${blank}: ${JSON.stringify(row).slice(0, 200)}`);
+	return columns.length === 1 ? String(values[0]).trim() : JSON.stringify(values.map((v) => (v === undefined || v === null ? '' : String(v).trim())));
+}
+
+const same = (a: unknown, b: unknown) => a === b || canonical(a) === canonical(b);
+
+/**
+ * One reading of an export against the state before it. Feed every page's rows in order with
+ * `add`; only when the export is complete, `finish` gives the changes (only the kinds in `emit`)
+ * and the next state. Memory: the two states and the changes kept, never the export's rows.
+ */
+export class ExportReading {
+	private readonly next: ExportState;
+	private readonly kept: Change[] = [];
+	private readonly keeps: boolean;
+	private columnsOfKey: string[] | undefined;
+	private header: string[] | undefined;
+	private rowCount = 0;
+
+	constructor(
+		name: ExportName,
+		window: string | undefined,
+		/** The state after the last complete reading; undefined on the first poll (the baseline). */
+		private readonly earlier: ExportState | undefined,
+		/** The kinds of change to keep for emitting; the state advances whatever they are. */
+		private readonly emit: ReadonlySet<ChangeKind>,
+	) {
+		this.keeps = keepsRows(name);
+		this.next = { export: name, window, columns: [], rows: new Map(), seen: new Set() };
+	}
+
+	/**
+	 * The rows of one page. `header` is the CSV header row (the same on every page); JSON rows
+	 * (decisions, statements) have none and are keyed row by row.
+	 */
+	add(rows: readonly Row[], header?: readonly string[]): void {
+		for (const row of rows) {
+			this.rowCount++;
+			if (this.keeps) this.follow(row, header ?? Object.keys(row));
+			else this.collect(row);
+		}
+	}
+
+	private follow(row: Row, header: readonly string[]): void {
+		if (this.header === undefined) {
+			this.header = [...header];
+			this.next.columns = this.header;
+			this.columnsOfKey = keyColumns(this.next.export, this.header);
+		}
+		const key = keyOf(row, this.columnsOfKey);
+		const values = this.header.map((c) => row[c]);
+		if (this.next.rows.has(key)) {
+			// Identical rows under a fingerprint key are one row; a key column listed twice is not.
+			if (this.columnsOfKey === undefined) return;
+			throw new ChangesError(
+				`The ${this.next.export} export lists ${this.columnsOfKey.join(' and ')} ${JSON.stringify(key)} twice (row ${this.rowCount}): it probably changed while it was read page by page, so this reading is not used`,
+			);
+		}
+		this.next.rows.set(key, values);
+		const before = this.earlier?.rows.get(key);
+		if (this.earlier === undefined || before === undefined) {
+			if (this.emit.has('added')) this.kept.push({ change: 'added', key, row });
+			return;
+		}
+		if (!this.emit.has('changed')) return;
+		const previous = this.previousOf(row, before);
+		if (previous !== undefined) this.kept.push({ change: 'changed', key, row, previous });
+	}
+
+	/** The fields whose values differ from the earlier row (columns added or gone included), or undefined. */
+	private previousOf(row: Row, before: unknown[]): Row | undefined {
+		const earlierColumns = this.earlier!.columns;
+		let previous: Row | undefined;
+		const note = (column: string, value: unknown) => {
+			previous ??= {};
+			// A Service column named like an Object.prototype member must stay a plain field.
+			Object.defineProperty(previous, column, { value, enumerable: true, writable: true, configurable: true });
+		};
+		const at = new Map<string, number>(earlierColumns.map((c, i) => [c, i]));
+		for (const column of this.header!) {
+			const index = at.get(column);
+			const was = index === undefined ? null : before[index];
+			if (!same(was ?? null, row[column] ?? null)) note(column, was ?? null);
+		}
+		const now = new Set(this.header);
+		earlierColumns.forEach((column, i) => {
+			if (!now.has(column)) note(column, before[i]);
+		});
+		return previous;
+	}
+
+	private collect(row: Row): void {
+		const columns = keyColumns(this.next.export, Object.keys(row));
+		const key = keyOf(row, columns);
+		const seen = fingerprint(key);
+		if (this.next.seen.has(seen)) return;
+		this.next.seen.add(seen);
+		const isNew = this.earlier === undefined || !this.earlier.seen.has(seen);
+		if (isNew && this.emit.has('added')) this.kept.push({ change: 'added', key, row });
+	}
+
+	/** The export was read whole: the changes in order (added and changed as read, then removed) and the next state. */
+	finish(): { changes: Change[]; state: ExportState } {
+		if (this.keeps && this.earlier !== undefined && this.emit.has('removed')) {
+			for (const [key, values] of this.earlier.rows) {
+				if (!this.next.rows.has(key)) this.kept.push({ change: 'removed', key, row: rowOf(this.earlier.columns, values) });
+			}
+		}
+		return { changes: this.kept, state: this.next };
+	}
+}
+
+/** A row from its header row and values, as a plain object with a field per column. */
+export function rowOf(columns: readonly string[], values: readonly unknown[]): Row {
+	const row: Row = {};
+	columns.forEach((c, i) => Object.defineProperty(row, c, { value: values[i], enumerable: true, writable: true, configurable: true }));
+	return row;
+}
+
+/** The state kept in static data. */
+export function storeState(state: ExportState): StoredState {
+	if (keepsRows(state.export)) {
+		return {
+			v: 1,
+			export: state.export,
+			...(state.window === undefined ? {} : { window: state.window }),
+			columns: state.columns,
+			rows: [...state.rows.values()],
+		};
+	}
+	return { v: 1, export: state.export, ...(state.window === undefined ? {} : { window: state.window }), seen: [...state.seen] };
+}
+
+/**
+ * The state read back from static data, for this export and window; undefined when there is none,
+ * it was kept for another export or window (a new baseline), or it cannot be read.
+ */
+export function restoreState(stored: unknown, name: ExportName, window: string | undefined): ExportState | undefined {
+	if (stored === null || typeof stored !== 'object') return undefined;
+	const s = stored as Partial<StoredState>;
+	if (s.v !== 1 || s.export !== name || (s.window ?? undefined) !== window) return undefined;
+	const state: ExportState = { export: name, window, columns: [], rows: new Map(), seen: new Set() };
+	if (keepsRows(name)) {
+		if (!Array.isArray(s.columns) || !Array.isArray(s.rows) || !s.columns.every((c) => typeof c === 'string')) return undefined;
+		state.columns = s.columns;
+		try {
+			const columns = s.rows.length === 0 ? undefined : keyColumns(name, s.columns);
+			for (const values of s.rows) {
+				if (!Array.isArray(values) || values.length !== s.columns.length) return undefined;
+				state.rows.set(keyOf(rowOf(s.columns, values), columns), values);
+			}
+		} catch {
+			return undefined;
+		}
+		return state;
+	}
+	if (!Array.isArray(s.seen) || !s.seen.every((k) => typeof k === 'string')) return undefined;
+	state.seen = new Set(s.seen);
+	return state;
+}

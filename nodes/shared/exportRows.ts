@@ -1,0 +1,12 @@
+import { listFromBody } from './answerShape';
+import type { CsvPages } from './csv';
+import type { ServiceSettings } from './transport/settings';
+
+/**
+ * The rows of one export page: CSV read with the export's one `CsvPages` (header row and delimiter
+ * found on the first page), else the list in a JSON answer. Used by the Reader's exports as items
+ * and by the Service Changes Trigger.
+ */
+export function pageRows(content: unknown, csv: CsvPages | undefined, settings: Pick<ServiceSettings, 'redactBytes'>): unknown[] {
+	return csv === undefined ? listFromBody(content) : csv.rows(settings.redactBytes(content as Buffer));
+}
