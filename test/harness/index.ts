@@ -18,3 +18,4 @@ export {
 } from './triggerReceiver';
 export { captureLogs, type LogLine } from './logCapture';
 export { deduplicationStore, initDeduplication } from './deduplication';
+export { PollHarness, type PollHarnessOptions, type PollOutcome } from './pollHarness';

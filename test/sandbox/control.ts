@@ -41,6 +41,8 @@ export interface SandboxControl {
 	/** The share reaches its end: emits share_revoked; reader routes for the KE answer 404 from then on. */
 	endShare(ke: string, reader?: ReaderKey): Alert;
 	shares(reader?: ReaderKey): Share[];
+	/** The reader's rules move a shared company to another tier (and decision due): emits reader_tier_changed. */
+	setTier(ke: string, tier: string, options?: { decisionDue?: boolean; reader?: ReaderKey }): Alert;
 	setReaderFlags(flags: { exportsEnabled?: boolean; readerAdmin?: boolean }, reader?: ReaderKey): void;
 	/** The reader admin confirms their passkey, `minutesAgo` minutes ago (default now). */
 	confirmPasskey(options?: { minutesAgo?: number; reader?: ReaderKey }): void;
@@ -131,6 +133,13 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 		},
 		revokeShare: (ke, key = 'reader') => endShare(ke, key, 'revoked'),
 		endShare: (ke, key = 'reader') => endShare(ke, key, 'ended'),
+		setTier(ke, tier, options = {}) {
+			const key = options.reader ?? 'reader';
+			const share = reader(key).shares.get(ke);
+			if (share?.state !== 'shared') throw new Error(`${ke} is not shared with reader ${key}; it has no tier to change.`);
+			state.setShare(key, { ...share, tier, decisionDue: options.decisionDue ?? share.decisionDue, changedAt: state.nowIso() });
+			return alerts.emit('reader_tier_changed', { organisation: ke }, { reader: key });
+		},
 		shares: (key) => [...reader(key).shares.values()].map((s) => ({ ...s })),
 		setReaderFlags(flags, key) {
 			const org = reader(key);
