@@ -127,6 +127,9 @@ export class ExportReading {
 	private columnsOfKey: string[] | undefined;
 	private header: string[] | undefined;
 	private rowCount = 0;
+	/** The earlier state's columns by name, and whether they are this reading's, in the same order. */
+	private earlierAt = new Map<string, number>();
+	private sameColumns = false;
 
 	constructor(
 		name: ExportName,
@@ -157,6 +160,9 @@ export class ExportReading {
 			this.header = [...header];
 			this.next.columns = this.header;
 			this.columnsOfKey = keyColumns(this.next.export, this.header);
+			const earlierColumns = this.earlier?.columns ?? [];
+			this.earlierAt = new Map(earlierColumns.map((c, i) => [c, i]));
+			this.sameColumns = earlierColumns.length === this.header.length && earlierColumns.every((c, i) => c === this.header![i]);
 		}
 		const key = keyOf(row, this.columnsOfKey);
 		const values = this.header.map((c) => row[c]);
@@ -174,6 +180,8 @@ export class ExportReading {
 			return;
 		}
 		if (!this.emit.has('changed')) return;
+		// The common case, the same columns and values, costs one comparison per cell.
+		if (this.sameColumns && values.every((value, i) => value === before[i])) return;
 		const previous = this.previousOf(row, before);
 		if (previous !== undefined) this.kept.push({ change: 'changed', key, row, previous });
 	}
@@ -187,9 +195,8 @@ export class ExportReading {
 			// A Service column named like an Object.prototype member must stay a plain field.
 			Object.defineProperty(previous, column, { value, enumerable: true, writable: true, configurable: true });
 		};
-		const at = new Map<string, number>(earlierColumns.map((c, i) => [c, i]));
 		for (const column of this.header!) {
-			const index = at.get(column);
+			const index = this.earlierAt.get(column);
 			const was = index === undefined ? null : before[index];
 			if (!same(was ?? null, row[column] ?? null)) note(column, was ?? null);
 		}
@@ -256,9 +263,13 @@ export function restoreState(stored: unknown, name: ExportName, window: string |
 		state.columns = s.columns;
 		try {
 			const columns = s.rows.length === 0 ? undefined : keyColumns(name, s.columns);
+			const at = columns?.length === 1 ? s.columns.indexOf(columns[0]) : -1;
 			for (const values of s.rows) {
 				if (!Array.isArray(values) || values.length !== s.columns.length) return undefined;
-				state.rows.set(keyOf(rowOf(s.columns, values), columns), values);
+				// One key column (portfolio, invitations): its value, as keyOf reads it, without building the row.
+				const single = at < 0 ? undefined : values[at];
+				const key = typeof single === 'string' && single.trim() !== '' ? single.trim() : keyOf(rowOf(s.columns, values), columns);
+				state.rows.set(key, values);
 			}
 		} catch {
 			return undefined;
