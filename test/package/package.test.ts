@@ -22,7 +22,11 @@ describe('published package', () => {
 			n8nNodesApiVersion: 1,
 			strict: true,
 			credentials: ['dist/credentials/ServiceApi.credentials.js'],
-			nodes: ['dist/nodes/ServiceReader/ServiceReader.node.js', 'dist/nodes/ServiceTrigger/ServiceTrigger.node.js'],
+			nodes: [
+				'dist/nodes/ServiceReader/ServiceReader.node.js',
+				'dist/nodes/ServiceTrigger/ServiceTrigger.node.js',
+				'dist/nodes/ServiceChangesTrigger/ServiceChangesTrigger.node.js',
+			],
 		});
 	});
 
@@ -60,13 +64,17 @@ describe('published package', () => {
 		await loader.loadAll();
 
 		expect(loader.packageName).toBe('n8n-nodes-service-reader');
-		expect(Object.keys(loader.nodeTypes).sort()).toEqual(['serviceReader', 'serviceTrigger']);
+		expect(Object.keys(loader.nodeTypes).sort()).toEqual(['serviceChangesTrigger', 'serviceReader', 'serviceTrigger']);
 		expect(Object.keys(loader.credentialTypes)).toEqual(['serviceApi']);
 
 		const reader = loader.getNode('serviceReader').type as { description: { usableAsTool?: boolean; codex?: { categories?: string[] } } };
 		const trigger = loader.getNode('serviceTrigger').type as { description: { usableAsTool?: boolean } };
 		expect(reader.description.usableAsTool).toBe(true);
 		expect(trigger.description.usableAsTool).toBeUndefined();
+		const changes = loader.getNode('serviceChangesTrigger').type as { description: { polling?: boolean; usableAsTool?: boolean; codex?: { categories?: string[] } } };
+		expect(changes.description.polling).toBe(true);
+		expect(changes.description.usableAsTool).toBeUndefined();
+		expect(changes.description.codex?.categories?.length).toBeGreaterThan(0);
 		expect(reader.description.codex?.categories?.length).toBeGreaterThan(0);
 
 		for (const icon of ['dist/icons/service.svg', 'dist/icons/service.dark.svg']) {
