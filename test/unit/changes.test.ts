@@ -62,6 +62,7 @@ describe('changes: keys per export', () => {
 		expect(restoreState(stored, 'expiries', '30')?.rows.size).toBe(1);
 		expect(restoreState(stored, 'expiries', '60')).toBeUndefined();
 		expect(restoreState(stored, 'portfolio', undefined)).toBeUndefined();
-		expect(restoreState({ v: 1, export: 'portfolio', columns: ['ke'], rows: [['KE-1', 'extra']] }, 'portfolio', undefined)).toBeUndefined();
+		expect(restoreState({ v: 1, export: 'portfolio', columns: ['ke'], rows: '[["KE-1","extra"]]' }, 'portfolio', undefined)).toBeUndefined();
+		expect(restoreState({ v: 1, export: 'portfolio', columns: ['ke'], rows: '[["KE-1"' }, 'portfolio', undefined)).toBeUndefined();
 	});
 });
