@@ -161,3 +161,19 @@ describe('Service Changes Trigger: invitations', () => {
 		expect((await harness.poll()).items).toEqual([item({ change: 'changed', export: 'invitations', key: id, row: rowOf(now, id, 'invitation_id'), previous })]);
 	});
 });
+
+describe('Service Changes Trigger: expiries', () => {
+	it('emits a share entering the 30-day window, keyed by kind and reference, and its leaving when the share ends', async () => {
+		const harness = newHarness({ export: 'expiries', window: '30' });
+		await harness.activate();
+		const { ke } = sandbox.control.addCompany({ name: 'Window Test Ltd' });
+		sandbox.control.grantShare(ke, { endsInDays: 10 });
+		const endsOn = sandbox.control.shares().find((share) => share.ke === ke)!.endsOn!;
+		const row = { kind: 'share', reference: `SHARE-${ke}`, ke, ends_on: endsOn, window_days: '30' };
+		const key = JSON.stringify(['share', `SHARE-${ke}`]);
+		expect((await harness.poll()).items).toEqual([item({ change: 'added', export: 'expiries', key, row })]);
+		expect(sandbox.control.requests({ path: '/v1/reader/exports/expiries' }).every((r) => r.query.window === '30')).toBe(true);
+		sandbox.control.endShare(ke);
+		expect((await harness.poll()).items).toEqual([item({ change: 'removed', export: 'expiries', key, row })]);
+	});
+});
