@@ -147,6 +147,40 @@ describe('Service Changes Trigger: portfolio', () => {
 	});
 });
 
+describe('Service Changes Trigger: answers that cannot be used', () => {
+	afterEach(() => sandbox.control.clearFaults());
+
+	/** A baselined harness, a change at the Service, and one poll under `fault`: it must fail, emit nothing and keep the state. */
+	async function failedPollWith(fault: () => void, advanced: IDataObject = {}) {
+		const harness = newHarness({}, advanced);
+		await harness.activate();
+		const live = JSON.stringify(harness.liveNodeData());
+		const { ke } = sandbox.control.addCompany({ name: 'Late Arrival Ltd' });
+		sandbox.control.grantShare(ke);
+		fault();
+		const failed = await harness.poll();
+		expect(failed.items).toBeUndefined();
+		expect(JSON.stringify(harness.liveNodeData())).toBe(live);
+		sandbox.control.clearFaults();
+		// The change is not lost: the next complete poll emits it.
+		expect((await harness.poll()).items?.map((i) => [i.json.change, i.json.key])).toEqual([['added', ke]]);
+		return failed.error as Error & { description?: string };
+	}
+
+	it('an unreadable page (a CSV quote that never closes) fails the poll, naming the page', async () => {
+		const error = await failedPollWith(() =>
+			sandbox.control.failRoute({ path: PORTFOLIO, skip: 2, times: 1, mode: 'answer', status: 200, contentType: 'text/csv', body: '"KE-1,unclosed\r\n' }),
+		);
+		expect(error.message).toBe("The Service's answer for page 3 of the portfolio export could not be read");
+		expect(error.description).toMatch(/^Page 3 of the portfolio export \(fetched with cursor "[^"]+"\) failed\. Nothing was emitted and the state of the last complete poll is kept/);
+	});
+
+	it('a page that stops part-way (Request Timeout) fails the poll', async () => {
+		const error = await failedPollWith(() => sandbox.control.failRoute({ path: PORTFOLIO, skip: 1, times: 1, mode: 'stall', contentType: 'text/csv' }), { requestTimeout: 1 });
+		expect(error.description).toMatch(/^Page 2 of the portfolio export \(fetched with cursor "[^"]+"\) failed\. Nothing was emitted and the state of the last complete poll is kept, .* The Service stopped sending part-way, so the answer is incomplete/);
+	});
+});
+
 describe('Service Changes Trigger: invitations', () => {
 	it('emits a status change keyed by invitation id, with the earlier status', async () => {
 		const harness = newHarness({ export: 'invitations' });
