@@ -7,6 +7,8 @@ import { dialect, settingNamed } from '../property/dialects';
 import { runs } from '../property/fc';
 import { ServiceTrigger } from '../../nodes/ServiceTrigger/ServiceTrigger.node';
 import { TriggerHarness } from '../harness/triggerHarness';
+import { PollHarness } from '../harness/pollHarness';
+import { ServiceChangesTrigger } from '../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
 import { receiverTls, startTriggerReceiver } from '../harness/triggerReceiver';
 import { recentKeys } from '../../nodes/ServiceTrigger/verify/recentKeys';
 import { serviceApi } from '../sandbox/credential';
@@ -172,5 +174,49 @@ describe('the Service Reader on generated Service dialects', () => {
 		} finally {
 			await receiver.close();
 		}
+	}, 300_000);
+});
+
+describe('the Service Changes Trigger on generated Service dialects', () => {
+	/** Activation (the baseline poll); when it fails, the error must name a setting, and with it set it must succeed. */
+	async function activated(sandbox: Sandbox): Promise<PollHarness> {
+		const credentials = serviceCredentials(sandbox, { pageSize: 3 });
+		const harness = new PollHarness({ nodeType: new ServiceChangesTrigger(), credentials });
+		try {
+			await harness.activate();
+			return harness;
+		} catch (error) {
+			const message = `${(error as Error).message} ${(error as { description?: string }).description ?? ''}`;
+			Object.assign(credentials.serviceApi, { advancedSettings: true, ...settingNamed(message, sandbox.dialect.csv) });
+			const set = new PollHarness({ nodeType: new ServiceChangesTrigger(), credentials });
+			await set.activate();
+			return set;
+		}
+	}
+
+	test('a poll emits exactly the portfolio rows changed and removed at the Service, in every dialect', async () => {
+		await fc.assert(
+			fc.asyncProperty(dialect, async (drawn) => {
+				const sandbox = await startSandbox({ dialect: drawn });
+				try {
+					trustCa(sandbox.ca);
+					const harness = await activated(sandbox);
+					const before = portfolioCsvRows(sandbox);
+					sandbox.control.endShare('KE-1002');
+					const was = before.find((row) => row.ke === 'KE-1008')!;
+					sandbox.control.setTier('KE-1008', `${was.tier}-next`);
+					const now = portfolioCsvRows(sandbox);
+					const { items, error } = await harness.poll();
+					expect(error).toBeUndefined();
+					expect(items?.map((item) => item.json)).toEqual([
+						{ change: 'changed', export: 'portfolio', key: 'KE-1008', row: now.find((row) => row.ke === 'KE-1008'), previous: { tier: was.tier } },
+						{ change: 'removed', export: 'portfolio', key: 'KE-1002', row: before.find((row) => row.ke === 'KE-1002') },
+					]);
+				} finally {
+					await sandbox.close();
+				}
+			}),
+			runs(15),
+		);
 	}, 300_000);
 });
