@@ -15,7 +15,11 @@ import { runs } from '../property/fc';
  */
 
 const KES = Array.from({ length: 10 }, (_, i) => `KE-${i + 1}`);
-const BASE_COLUMNS = ['ke', 'company_name', 'tier', 'status', 'decision_due'];
+/** The followed exports drawn, each with its key column (the other columns as in the portfolio). */
+const KEY_COLUMN = { portfolio: 'ke', invitations: 'invitation_id' } as const;
+type Followed = keyof typeof KEY_COLUMN;
+/** The key column of the export the current run draws. */
+let K: string = KEY_COLUMN.portfolio;
 
 /** One moment of the Service's portfolio: its columns and its rows in export order. */
 interface Portfolio {
@@ -32,7 +36,7 @@ interface Poll {
 }
 
 const cell = fc.stringMatching(/^[a-z ,"=1-3]{0,6}$/);
-const portfolio: fc.Arbitrary<Portfolio> = fc
+const portfolioOf = (keyColumn: string): fc.Arbitrary<Portfolio> => fc
 	.record({
 		kes: fc.shuffledSubarray(KES),
 		extra: fc.boolean(),
@@ -42,10 +46,11 @@ const portfolio: fc.Arbitrary<Portfolio> = fc
 		}),
 	})
 	.map(({ kes, extra, values }) => {
-		const columns = extra ? [...BASE_COLUMNS, 'region'] : BASE_COLUMNS;
+		const base = [keyColumn, 'company_name', 'tier', 'status', 'decision_due'];
+		const columns = extra ? [...base, 'region'] : base;
 		const rows = kes.map((ke) => {
 			const [name, tier, status, due, region] = values[KES.indexOf(ke)];
-			const row: Row = { ke, company_name: name, tier, status, decision_due: due };
+			const row: Row = { [keyColumn]: ke, company_name: name, tier, status, decision_due: due };
 			if (extra) row.region = region;
 			return row;
 		});
@@ -60,8 +65,8 @@ const fault: fc.Arbitrary<Fault> = fc.oneof(
 	fc.constant<Fault>({ kind: 'maxPages' }),
 );
 
-const poll: fc.Arbitrary<Poll> = fc.record({
-	portfolio,
+const pollOf = (keyColumn: string): fc.Arbitrary<Poll> => fc.record({
+	portfolio: portfolioOf(keyColumn),
 	fault,
 	changes: fc.oneof({ weight: 3, arbitrary: fc.constant<readonly ChangeKind[]>(CHANGE_KINDS) }, fc.subarray([...CHANGE_KINDS])),
 });
@@ -101,7 +106,7 @@ function serviceSource(state: Portfolio, f: Fault, requests: PageRequest[]): { s
 }
 
 /** The portfolio as a Map by KE, values as text. */
-const byKe = (p: Portfolio) => new Map(p.rows.map((row) => [String(row.ke), row]));
+const byKe = (p: Portfolio) => new Map(p.rows.map((row) => [String(row[K]), row]));
 
 /** Changes applied in order, as a sync target would: added and changed put the row, removed deletes it. */
 function apply(target: Map<string, Row>, changes: readonly Change[]): void {
@@ -122,7 +127,7 @@ function expectedChanges(before: Portfolio, after: Portfolio): Change[] {
 	const now = byKe(after);
 	const out: Change[] = [];
 	for (const row of after.rows) {
-		const key = String(row.ke);
+		const key = String(row[K]);
 		const was = earlier.get(key);
 		if (was === undefined) {
 			out.push({ change: 'added', key, row });
@@ -136,72 +141,77 @@ function expectedChanges(before: Portfolio, after: Portfolio): Change[] {
 		}
 		if (Object.keys(previous).length > 0) out.push({ change: 'changed', key, row, previous });
 	}
-	for (const row of before.rows) if (!now.has(String(row.ke))) out.push({ change: 'removed', key: String(row.ke), row: was(before, row) });
+	for (const row of before.rows) if (!now.has(String(row[K]))) out.push({ change: 'removed', key: String(row[K]), row: was(before, row) });
 	return out;
 }
 const was = (p: Portfolio, row: Row): Row => Object.fromEntries(p.columns.map((c) => [c, row[c]]));
 
 const plain = (changes: readonly Change[]) => JSON.parse(JSON.stringify(changes)) as Change[];
 
-describe('Service Changes Trigger: changes of the portfolio over polls that fail part-way (property)', () => {
+describe('Service Changes Trigger: changes of the portfolio and invitations over polls that fail part-way (property)', () => {
 	test('emitted changes rebuild the last complete state; a failed poll emits nothing and keeps the state', async () => {
 		await fc.assert(
-			fc.asyncProperty(fc.array(poll, { minLength: 1, maxLength: 7 }), fc.boolean(), async (polls, emitCurrentRows) => {
-				let stored: StoredState | undefined;
-				/** The last portfolio a poll read whole, and the sync target built from everything emitted since the first. */
-				let lastComplete: Portfolio | undefined;
-				let target: Map<string, Row> | undefined;
-				const sorted = (entries: Array<[string, Row]>) =>
-					entries.map(([key, row]): [string, Row] => [key, was(state!, row)]).sort((a, b) => a[0].localeCompare(b[0]));
-				let state: Portfolio | undefined;
-				for (const { portfolio: drawn, fault: f, changes: kinds } of polls) {
-					state = drawn;
-					const requests: PageRequest[] = [];
-					const { source, faulty } = serviceSource(state, f, requests);
-					const options: PollOptions = { export: 'portfolio', window: undefined, changes: new Set(kinds), emitCurrentRows };
-					const before = JSON.stringify(stored);
-					let result: Awaited<ReturnType<typeof pollExport>> | undefined;
-					let error: unknown;
-					try {
-						result = await pollExport(stored, options, source);
-					} catch (e) {
-						error = e;
-					}
-					if (faulty) {
-						// Nothing emitted (the poll threw), and the stored state it was handed is untouched.
-						expect(result).toBeUndefined();
-						expect(String(error)).toMatch(/^Error: poll failed: /);
-						expect(JSON.stringify(stored)).toBe(before);
-						continue;
-					}
-					if (error !== undefined) throw error;
-					const { changes, stored: next } = result!;
-					const all = kinds.length === CHANGE_KINDS.length;
-					if (lastComplete === undefined) {
-						// The baseline: every row as added when asked, else nothing.
-						expect(plain(changes)).toEqual(emitCurrentRows ? plain(state.rows.map((row) => ({ change: 'added', key: String(row.ke), row }))) : []);
-						target = emitCurrentRows ? new Map() : byKe(state);
-						if (emitCurrentRows) apply(target, changes);
-					} else {
-						// Exactly the reference diff, less the kinds not chosen.
-						expect(plain(changes)).toEqual(plain(expectedChanges(lastComplete, state).filter((c) => kinds.includes(c.change))));
-						// A filtered poll's changes cannot rebuild it: the target starts again from this state.
-						if (all) apply(target!, changes);
-						else target = byKe(state);
-						// `previous` put back over each changed row gives the earlier row.
-						const earlier = byKe(lastComplete);
-						for (const change of changes.filter((c) => c.change === 'changed')) {
-							const back: Row = { ...change.row, ...change.previous };
-							for (const c of Object.keys(back)) if (back[c] === null) delete back[c];
-							expect(back).toEqual(was(lastComplete, earlier.get(change.key)!));
+			fc.asyncProperty(
+				fc.constantFrom<Followed>('portfolio', 'invitations').chain((name) => fc.tuple(fc.constant(name), fc.array(pollOf(KEY_COLUMN[name]), { minLength: 1, maxLength: 7 }))),
+				fc.boolean(),
+				async ([name, polls], emitCurrentRows) => {
+					K = KEY_COLUMN[name];
+					let stored: StoredState | undefined;
+					/** The last portfolio a poll read whole, and the sync target built from everything emitted since the first. */
+					let lastComplete: Portfolio | undefined;
+					let target: Map<string, Row> | undefined;
+					const sorted = (entries: Array<[string, Row]>) =>
+						entries.map(([key, row]): [string, Row] => [key, was(state!, row)]).sort((a, b) => a[0].localeCompare(b[0]));
+					let state: Portfolio | undefined;
+					for (const { portfolio: drawn, fault: f, changes: kinds } of polls) {
+						state = drawn;
+						const requests: PageRequest[] = [];
+						const { source, faulty } = serviceSource(state, f, requests);
+						const options: PollOptions = { export: name, window: undefined, changes: new Set(kinds), emitCurrentRows };
+						const before = JSON.stringify(stored);
+						let result: Awaited<ReturnType<typeof pollExport>> | undefined;
+						let error: unknown;
+						try {
+							result = await pollExport(stored, options, source);
+						} catch (e) {
+							error = e;
 						}
+						if (faulty) {
+							// Nothing emitted (the poll threw), and the stored state it was handed is untouched.
+							expect(result).toBeUndefined();
+							expect(String(error)).toMatch(/^Error: poll failed: /);
+							expect(JSON.stringify(stored)).toBe(before);
+							continue;
+						}
+						if (error !== undefined) throw error;
+						const { changes, stored: next } = result!;
+						const all = kinds.length === CHANGE_KINDS.length;
+						if (lastComplete === undefined) {
+							// The baseline: every row as added when asked, else nothing.
+							expect(plain(changes)).toEqual(emitCurrentRows ? plain(state.rows.map((row) => ({ change: 'added', key: String(row[K]), row }))) : []);
+							target = emitCurrentRows ? new Map() : byKe(state);
+							if (emitCurrentRows) apply(target, changes);
+						} else {
+							// Exactly the reference diff, less the kinds not chosen.
+							expect(plain(changes)).toEqual(plain(expectedChanges(lastComplete, state).filter((c) => kinds.includes(c.change))));
+							// A filtered poll's changes cannot rebuild it: the target starts again from this state.
+							if (all) apply(target!, changes);
+							else target = byKe(state);
+							// `previous` put back over each changed row gives the earlier row.
+							const earlier = byKe(lastComplete);
+							for (const change of changes.filter((c) => c.change === 'changed')) {
+								const back: Row = { ...change.row, ...change.previous };
+								for (const c of Object.keys(back)) if (back[c] === null) delete back[c];
+								expect(back).toEqual(was(lastComplete, earlier.get(change.key)!));
+							}
+						}
+						// The sync target built from the changes alone holds exactly the portfolio just read.
+						expect(sorted([...target!])).toEqual(sorted(state.rows.map((row) => [String(row[K]), row])));
+						stored = JSON.parse(JSON.stringify(next)) as StoredState;
+						lastComplete = state;
 					}
-					// The sync target built from the changes alone holds exactly the portfolio just read.
-					expect(sorted([...target!])).toEqual(sorted(state.rows.map((row) => [String(row.ke), row])));
-					stored = JSON.parse(JSON.stringify(next)) as StoredState;
-					lastComplete = state;
-				}
-			}),
+				},
+			),
 			runs(300),
 		);
 	});
