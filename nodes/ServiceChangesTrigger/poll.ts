@@ -37,8 +37,13 @@ function readParameters(this: IPollFunctions): PollOptions {
 		}
 	}
 	const given = this.getNodeParameter('changes', [...CHANGE_KINDS]) as unknown;
+	if (!Array.isArray(given)) {
+		throw new NodeOperationError(this.getNode(), `Changes is ${JSON.stringify(given)}, not a list of kinds of change`, {
+			description: 'Choose from Added, Changed and Removed (an expression must give a list such as ["added", "removed"]).',
+		});
+	}
 	const changes = new Set<ChangeKind>();
-	for (const kind of Array.isArray(given) ? given : []) {
+	for (const kind of given) {
 		if (!CHANGE_KINDS.includes(kind as ChangeKind)) {
 			throw new NodeOperationError(this.getNode(), `Changes has ${JSON.stringify(kind)}, which is not a kind of change`, {
 				description: 'Choose from Added, Changed and Removed.',

@@ -181,6 +181,15 @@ describe('Service Changes Trigger: answers that cannot be used', () => {
 	});
 });
 
+describe('Service Changes Trigger: parameters', () => {
+	it('refuses a Changes expression that gives no list, naming the field, before any request', async () => {
+		sandbox.control.clearRequests();
+		const harness = newHarness({ changes: '={{ "added" }}' });
+		await expect(harness.activate()).rejects.toThrow('Changes is "added", not a list of kinds of change');
+		expect(sandbox.control.requests({ path: PORTFOLIO })).toEqual([]);
+	});
+});
+
 describe('Service Changes Trigger: invitations', () => {
 	it('emits a status change keyed by invitation id, with the earlier status', async () => {
 		const harness = newHarness({ export: 'invitations' });
