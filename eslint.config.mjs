@@ -5,6 +5,7 @@
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import tsParser from '@typescript-eslint/parser';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
+import regexpPlugin from 'eslint-plugin-regexp';
 
 const n8nBaseRules = (name) => n8nNodesBase.configs[name].rules;
 
@@ -51,5 +52,15 @@ export default [
 		...n8nCommunityNodesPlugin.configs.recommended,
 		// The scan adds no-console to the recommended set.
 		rules: { ...n8nCommunityNodesPlugin.configs.recommended.rules, 'no-console': 'error' },
+	},
+	{
+		// No regular expression whose time grows faster than its input (issue 31): senders control the text.
+		files: ['credentials/**/*.ts', 'nodes/**/*.ts'],
+		plugins: { regexp: regexpPlugin },
+		rules: {
+			'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+			'regexp/no-super-linear-move': ['error', { report: 'potential', ignoreSticky: false, ignorePartial: false }],
+			'regexp/no-misleading-capturing-group': 'error',
+		},
 	},
 ];
