@@ -10,6 +10,10 @@ describe('fileNameFromContentDisposition', () => {
 		['attachment; filename*=UTF-8\'en\'r%C3%A9sum%C3%A9.json', 'résumé.json'],
 		['attachment; filename="../../etc/passwd"', 'passwd'],
 		['attachment; filename="C:\\\\temp\\\\x.zip"', 'x.zip'],
+		// Parameters are read one by one: a `filename=` inside another's quoted value is not the file name.
+		['attachment; title="a; filename=wrong.zip"; filename="right.zip"', 'right.zip'],
+		['attachment; filename="unterminated.zip', 'unterminated.zip'],
+		['attachment;filename*=utf-8\'\'%41%20b.zip;filename=c.zip', 'A b.zip'],
 	])('reads %s', (header, name) => {
 		expect(fileNameFromContentDisposition(header)).toBe(name);
 	});

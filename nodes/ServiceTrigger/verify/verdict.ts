@@ -112,7 +112,8 @@ function decodeSignature(value: string, encoding: SignatureEncoding): Buffer | u
 	if (encoding !== 'hex' && BASE64_SHA256.test(value)) {
 		const bytes = Buffer.from(value, 'base64');
 		// The last character carries two unused bits: only their canonical (zero) form is the signature.
-		const canonical = bytes.toString('base64').replace(/=+$/, '');
+		// 32 bytes are 43 characters and one `=` in base64.
+		const canonical = bytes.toString('base64').slice(0, 43);
 		return canonical === value.replace(/=$/, '').replace(/-/g, '+').replace(/_/g, '/') ? bytes : undefined;
 	}
 	return undefined;

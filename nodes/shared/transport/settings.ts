@@ -69,7 +69,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 	};
 	const size = Number(advanced.pageSize ?? 100);
 	const settings: ServiceSettings = {
-		baseUrl: rawBaseUrl.replace(/\/+$/, ''),
+		baseUrl: withoutTrailingSlashes(rawBaseUrl),
 		cursorParameter: text(advanced.cursorParameter) || 'cursor',
 		pageSize:
 			pageSizeParameter && Number.isInteger(size) && size > 0
@@ -123,4 +123,11 @@ export function tokenRedactors(token: string): Pick<ServiceSettings, 'redact' | 
 		redactBytes: (bytes) => (forms.some((form) => bytes.includes(form)) ? Buffer.from(redact(bytes.toString('utf8')), 'utf8') : bytes),
 		redactValue,
 	};
+}
+
+/** The URL without its trailing `/`s (a loop: `/\/+$/` costs the square of a long run of `/`). */
+function withoutTrailingSlashes(url: string): string {
+	let end = url.length;
+	while (end > 0 && url[end - 1] === '/') end--;
+	return url.slice(0, end);
 }
