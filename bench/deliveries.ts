@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { serviceEvent, serviceSignature } from './deliveryBody';
+import { adversarialSignature, serviceEvent, serviceSignature } from './deliveryBody';
 
-export type ForgeryKind = 'wrong secret' | 'body changed after signing' | 'stale timestamp' | 'no signature' | 'corrupted v1';
+export type ForgeryKind = 'wrong secret' | 'body changed after signing' | 'stale timestamp' | 'no signature' | 'corrupted v1' | 'adversarial header';
 const forgeries: ForgeryKind[] = ['wrong secret', 'body changed after signing', 'stale timestamp', 'no signature', 'corrupted v1'];
 
 export interface Delivery {
@@ -75,4 +75,17 @@ export function buildDeliveries(valid: number, forgedEvery: number, signing: Sig
 		}
 	}
 	return deliveries;
+}
+
+/** `count` forgeries signed with another key whose header is padded to 16,000 characters of separator runs (not in the rounds). */
+export function adversarialDeliveries(count: number, signing: Signing, label: string): Delivery[] {
+	const otherKey = randomBytes(32);
+	return Array.from({ length: count }, (_, n) => {
+		const body = signing.event(`${label}_${n}`, n);
+		return {
+			body,
+			headers: () => ({ 'content-type': 'application/json', [signing.header]: adversarialSignature(serviceSignature(otherKey, body)) }),
+			forgery: 'adversarial header' as const,
+		};
+	});
 }

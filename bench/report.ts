@@ -5,6 +5,7 @@ import { fixed, mib, seconds, whole, type Towards } from './format';
 import type { Measured, TargetCheck } from './results';
 import type { TriggerVariant } from './trigger';
 import { ratio } from './stats';
+import { ADVERSARIAL_FORGERY } from './verifier';
 
 const MAIN_SIZE = 100_000;
 
@@ -101,6 +102,9 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 		);
 		if (trigger.cpu) {
 			checks.push(check('n8n CPU per refused / per accepted delivery', trigger.cpu.refusedRatio, 0.2, false, x));
+			if (trigger.cpu.adversarialRatio !== undefined) {
+				checks.push(check('n8n CPU per refusal with a 16,000-character adversarial header / per ordinary refusal', trigger.cpu.adversarialRatio, 2, false, x));
+			}
 		}
 		const company = trigger.companyDetails;
 		if (company) {
@@ -120,6 +124,9 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 	}
 	if (results.verifier) {
 		checks.push(check('Service verifier / stripe verifications per second', results.verifier.ratioVsStripe, 1, true, x));
+		if (results.verifier.adversarialRefusalCost !== undefined) {
+			checks.push(check('CPU of refusing a 16,000-character adversarial header / an ordinary forgery', results.verifier.adversarialRefusalCost, 2, false, x));
+		}
 	}
 	return checks;
 }
@@ -248,12 +255,16 @@ export function renderTable(results: Measured): string {
 					`${entry.name}: n8n CPU per delivery${engine}`,
 					`${whole(cpu.deliveries, 'down')} of each kind, ${trigger.concurrency} at a time`,
 					Number.isFinite(cpu.refusedMs ?? Number.NaN)
-						? `accepted ${fixed(cpu.acceptedMs, 2, towards)} ms, refused ${fixed(cpu.refusedMs, 2, towards)} ms, refused from the header ${fixed(cpu.refusedBeforeSecretMs, 2, towards)} ms`
+						? `accepted ${fixed(cpu.acceptedMs, 2, towards)} ms, refused ${fixed(cpu.refusedMs, 2, towards)} ms, refused from the header ${fixed(cpu.refusedBeforeSecretMs, 2, towards)} ms${
+								cpu.refusedAdversarialMs === undefined ? '' : `, refused with a 16,000-character adversarial header ${fixed(cpu.refusedAdversarialMs, 2, towards)} ms`
+							}`
 						: `accepted ${fixed(cpu.acceptedMs, 2, towards)} ms`,
 					'',
 					'',
 					Number.isFinite(cpu.refusedRatio ?? Number.NaN)
-						? `refused/accepted ${x(cpu.refusedRatio, towards)} (accepted includes its execution${entry.startsOnForged ? '; so does refused' : ''})`
+						? `refused/accepted ${x(cpu.refusedRatio, towards)} (accepted includes its execution${entry.startsOnForged ? '; so does refused' : ''})${
+								cpu.adversarialRatio === undefined ? '' : `; adversarial header/ordinary refusal ${x(cpu.adversarialRatio, towards)}`
+							}`
 						: entry === trigger.serviceTriggerCompany && trigger.serviceTrigger.cpu
 							? `accepted (its execution and lookup included) ${x(ratio(cpu.acceptedMs, trigger.serviceTrigger.cpu.acceptedMs), 'up')} the option off's; refusals are the same code as the option off's, not measured again`
 							: 'accepted includes its execution',
@@ -293,7 +304,9 @@ export function renderTable(results: Measured): string {
 						? `${x(verifier.ratioVsStripe, 'down')} stripe's rate`
 						: entry.name === 'Service verifier + JSON.parse'
 							? `${x(verifier.ratioVsStripeWithParse, 'down')} constructEvent's rate`
-							: '',
+							: entry.name === ADVERSARIAL_FORGERY && verifier.adversarialRefusalCost !== undefined
+								? `${x(verifier.adversarialRefusalCost, 'up')} the CPU of an ordinary forgery's refusal`
+								: '',
 				]),
 			);
 		}

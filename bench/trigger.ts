@@ -16,7 +16,7 @@ import { waitFor } from '../test/e2e/wait-for';
 import { CHANGES_ROW } from '../nodes/ServiceTrigger/companyDetails';
 import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
 import { cpuMs, n8nPid } from './cpu';
-import { buildDeliveries, serviceSigning, type Signing } from './deliveries';
+import { adversarialDeliveries, buildDeliveries, serviceSigning, type Signing } from './deliveries';
 import { namedEvents, PORTFOLIO_COMPANIES } from './deliveryBody';
 import { HAND_CHAIN_PATH, HAND_CHAIN_WORKFLOW_ID, handChainCredential, handChainWorkflow } from './handChain';
 import { startBenchSandbox } from './sandboxProcess';
@@ -103,6 +103,10 @@ export interface DeliveryCpu {
 	/** Refused from the header alone: stale t, no signature. */
 	refusedBeforeSecretMs: number;
 	refusedRatio: number;
+	/** The Service Trigger only: refused by the signature, its header padded to 16,000 characters of separator runs (issue 31). */
+	refusedAdversarialMs?: number;
+	/** refusedAdversarialMs / refusedMs: the target is at most 2. */
+	adversarialRatio?: number;
 	deliveries: number;
 }
 
@@ -297,7 +301,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 			});
 			if (!cpu) continue;
 			cpuOf.set(t.key, cpu);
-			options.log(`  ${t.key} cpu per delivery: accepted ${cpu.acceptedMs.toFixed(2)} ms, refused ${cpu.refusedMs.toFixed(2)} ms (ratio ${cpu.refusedRatio.toFixed(3)}), refused from the header alone ${cpu.refusedBeforeSecretMs.toFixed(2)} ms`);
+			options.log(`  ${t.key} cpu per delivery: accepted ${cpu.acceptedMs.toFixed(2)} ms, refused ${cpu.refusedMs.toFixed(2)} ms (ratio ${cpu.refusedRatio.toFixed(3)}), refused from the header alone ${cpu.refusedBeforeSecretMs.toFixed(2)} ms${cpu.refusedAdversarialMs === undefined ? '' : `, refused with a 16,000-character adversarial header ${cpu.refusedAdversarialMs.toFixed(2)} ms`}`);
 		}
 
 		const variants = {} as Partial<Record<Key, TriggerVariant>>;
@@ -422,8 +426,8 @@ async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions, accepted
 		buildDeliveries(count * 5, 1, t.signing, `cpu_${kinds.join('_').replace(/ /g, '')}`)
 			.filter((delivery) => delivery.forgery && kinds.includes(delivery.forgery))
 			.slice(0, count);
-	const sendForged = async (kinds: string[]) => {
-		const result = await sendDeliveries(t.url, n8n.ca, forged(kinds), options.concurrency);
+	const sendForged = async (kinds: string[], deliveries = forged(kinds)) => {
+		const result = await sendDeliveries(t.url, n8n.ca, deliveries, options.concurrency);
 		const refused = result.outcomes.filter((outcome) => outcome.status === 401).length;
 		if (refused !== result.outcomes.length) throw new Error(`cpu round: ${refused} of ${result.outcomes.length} forged deliveries refused`);
 		// Counted with the rounds' forgeries: the chain's executions for forged requests include these.
@@ -442,7 +446,10 @@ async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions, accepted
 	if (acceptedOnly) return { acceptedMs, refusedMs: Number.NaN, refusedBeforeSecretMs: Number.NaN, refusedRatio: Number.NaN, deliveries: count };
 	const refusedMs = await measure(() => sendForged(['wrong secret', 'body changed after signing', 'corrupted v1']));
 	const refusedBeforeSecretMs = await measure(() => sendForged(['stale timestamp', 'no signature']));
-	return { acceptedMs, refusedMs, refusedBeforeSecretMs, refusedRatio: refusedMs / acceptedMs, deliveries: count };
+	const cpu: DeliveryCpu = { acceptedMs, refusedMs, refusedBeforeSecretMs, refusedRatio: refusedMs / acceptedMs, deliveries: count };
+	if (t.key !== 'trigger') return cpu;
+	const refusedAdversarialMs = await measure(() => sendForged([], adversarialDeliveries(count, t.signing, 'cpu_adversarial')));
+	return { ...cpu, refusedAdversarialMs, adversarialRatio: refusedAdversarialMs / refusedMs };
 }
 
 /**

@@ -77,12 +77,15 @@ export function readServiceEvent(rawBody: Buffer): EventReading {
 	const alertId = text(record.alert_id);
 	if (!eventType) return { problem: 'the body has no event_type' };
 	if (!alertId) return { problem: 'the body has no alert_id' };
-	const ids: Record<string, string> = {};
-	if (record.ids !== null && typeof record.ids === 'object' && !Array.isArray(record.ids)) {
-		for (const [key, value] of Object.entries(record.ids as Record<string, unknown>)) {
-			if (typeof value === 'string' || typeof value === 'number') ids[key] = String(value);
-		}
-	}
+	// fromEntries defines own properties: an id named `__proto__` keeps its value (an assignment would not).
+	const ids: Record<string, string> =
+		record.ids !== null && typeof record.ids === 'object' && !Array.isArray(record.ids)
+			? Object.fromEntries(
+					Object.entries(record.ids as Record<string, unknown>)
+						.filter(([, value]) => typeof value === 'string' || typeof value === 'number')
+						.map(([key, value]) => [key, String(value)]),
+				)
+			: {};
 	return {
 		item: {
 			event_type: eventType,

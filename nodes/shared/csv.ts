@@ -124,15 +124,14 @@ export class CsvPages {
 		// csv-parse's own error (e.g. an unclosed quote) names the line.
 		const records = parse(text, { delimiter: this.delimiter, skip_empty_lines: true, relax_column_count: true }) as string[][];
 		if (records.length === 0) return [];
-		if (this.header === undefined) this.header = records.shift()!;
+		if (this.header === undefined) this.header = headerRow(records.shift()!);
 		else if (isRepeatedHeader(records[0], this.header, this.reading.headerRepeat)) records.shift();
 		const header = this.header;
 		const strip = this.reading.stripFormulaGuard;
 		return records.map((cells, index) => {
 			if (cells.length !== header.length) throw this.lengthError(index + 1, cells.length);
-			const row: Record<string, string> = {};
-			for (let i = 0; i < header.length; i++) row[header[i]] = strip ? stripFormulaGuard(cells[i]) : cells[i];
-			return row;
+			// fromEntries defines own properties: a column named `__proto__` keeps its value (an assignment would not).
+			return Object.fromEntries(header.map((name, i) => [name, strip ? stripFormulaGuard(cells[i]) : cells[i]])) as Record<string, string>;
 		});
 	}
 
@@ -142,6 +141,24 @@ export class CsvPages {
 			: '';
 		return new CsvFormatError(`Row ${row} of the page has ${cells} cells where the header row has ${this.header!.length}.${hint}`);
 	}
+}
+
+/**
+ * The header row, refused when it names a column twice: a row keyed by column name would keep one
+ * of the two values and drop the other without a word (docs/service-choices.md).
+ */
+export function headerRow(cells: string[]): string[] {
+	const seen = new Map<string, number>();
+	for (let i = 0; i < cells.length; i++) {
+		const first = seen.get(cells[i]);
+		if (first !== undefined) {
+			throw new CsvFormatError(
+				`Its header row names the column ${JSON.stringify(cells[i])} twice (columns ${first + 1} and ${i + 1}), so an item keyed by column name would lose one of its values: ask the Service to name its columns apart, or set Output to File to get the CSV as sent`,
+			);
+		}
+		seen.set(cells[i], i);
+	}
+	return cells;
 }
 
 /** One CSV page as row objects (a page that is a CSV file on its own). */
