@@ -24,6 +24,22 @@ export function pageFailed(
 	request: PageRequest | undefined,
 	rowsBefore: number,
 ): Error {
+	// A page's error passes the loop's catch too: named once, not twice.
+	if (error instanceof Error && namedPageErrors.has(error)) return error;
+	const named = pageError.call(this, error, run, request, rowsBefore);
+	namedPageErrors.add(named);
+	return named;
+}
+
+const namedPageErrors = new WeakSet<Error>();
+
+function pageError(
+	this: { getNode(): INode },
+	error: unknown,
+	run: FailedExport,
+	request: PageRequest | undefined,
+	rowsBefore: number,
+): Error {
 	const { spec, itemIndex = 0, outcome } = run;
 	if (error instanceof NodeOperationError) return error;
 	const page = error instanceof RepeatedCursorError ? error.page + 1 : (request?.page ?? 1);

@@ -1,6 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import type { INodeParameters } from 'n8n-workflow';
+import { deepCopy } from 'n8n-workflow';
 
+import { csvLine } from '../../sandbox/csv';
 import { spokenQuery } from '../../sandbox/dialect';
 import { useSandbox } from '../../sandbox/useSandbox';
 import { SandboxClient } from '../../sandbox/testClient';
@@ -265,6 +267,53 @@ describe('access log', () => {
 				format,
 				page: i + 1,
 			})),
+		);
+	});
+});
+
+describe('column names are the Service’s text', () => {
+	// One page as the Service would write it in this dialect, answered in place of the portfolio export.
+	const answerCsv = (rows: string[][]) =>
+		sandbox.control.failRoute({
+			path: '/v1/reader/exports/portfolio',
+			times: 1,
+			mode: 'answer',
+			status: 200,
+			contentType: 'text/csv; charset=utf-8',
+			body: (sandbox.dialect.csv.bom ? '\uFEFF' : '') + rows.map((cells) => csvLine(cells, sandbox.dialect.csv)).join(''),
+		});
+
+	it('keeps a column named __proto__ (and constructor) in the item, as an own field n8n saves', async () => {
+		answerCsv([
+			['ke', '__proto__', 'constructor', 'company_name'],
+			['KE-1001', 'kept', 'also kept', 'Acme'],
+		]);
+		const result = await run({ returnAll: true }, 'portfolio');
+
+		expect(result.run.status).toBe('success');
+		const [item] = result.output(READER);
+		expect(Object.getOwnPropertyDescriptor(item.json, '__proto__')?.value).toBe('kept');
+		expect(Object.getOwnPropertyDescriptor(item.json, 'constructor')?.value).toBe('also kept');
+		// What n8n stores in the execution and shows: the item as JSON.
+		expect(JSON.stringify(item.json)).toBe('{"ke":"KE-1001","__proto__":"kept","constructor":"also kept","company_name":"Acme"}');
+		expect(Object.getPrototypeOf(item.json)).toBe(Object.prototype);
+		// n8n's own deepCopy (used by a later node that copies its input, e.g. Edit Fields) drops these names on purpose: out of our hands.
+		expect(Object.keys(deepCopy(item.json))).toEqual(['ke', 'company_name']);
+	});
+
+	it('refuses a header row naming a column twice, naming the column, the page and what to do', async () => {
+		answerCsv([
+			['ke', 'tier', 'company_name', 'tier'],
+			['KE-1001', 'gold', 'Acme', 'silver'],
+		]);
+		const result = await run({ returnAll: true }, 'portfolio');
+
+		expect(result.run.status).toBe('error');
+		expect(result.output(READER)).toEqual([]);
+		const error = result.error(READER);
+		expect(error?.message).toBe("The Service's answer for page 1 of the portfolio export could not be read");
+		expect(error?.description).toBe(
+			'Page 1 of the portfolio export (fetched without a cursor) failed. Nothing was passed on. Its header row names the column "tier" twice (columns 2 and 4), so an item keyed by column name would lose one of its values: ask the Service to name its columns apart, or set Output to File to get the CSV as sent.',
 		);
 	});
 });
