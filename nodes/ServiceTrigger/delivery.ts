@@ -6,7 +6,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { readServiceEvent, shouldStartWorkflow } from './events';
-import { processMemory, triggerKey } from './redelivery';
+import { alertKey, processMemory, triggerKey } from './redelivery';
 import { testRefusalItem } from './testRefusal';
 import { refusalLog, refusalWords } from './verify/refusalLog';
 import { resealRetries } from './verify/heldSecrets';
@@ -55,7 +55,8 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 
 	// 5. Redeliveries: a copy of an alert this process is answering, or answered 2xx, starts nothing.
 	if (this.getNodeParameter('ignoreRedeliveries', true) as boolean) {
-		const state = processMemory.claim(trigger, item.alert_id, Date.now());
+		const claimed = alertKey(item);
+		const state = processMemory.claim(trigger, claimed, Date.now());
 		if (state === 'answered') {
 			this.logger.info(
 				`Service Trigger: alert ${item.alert_id} (${item.event_type}) was already passed on; this redelivery starts nothing.`,
@@ -73,8 +74,8 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		// n8n answers once it has stored the execution: 2xx means passed on; anything else, or a
 		// connection that closes first, releases the claim so that the Service's retry starts it.
 		const res = this.getResponseObject();
-		res.once('finish', () => processMemory.settle(trigger, item.alert_id, res.statusCode >= 200 && res.statusCode < 300, Date.now()));
-		res.once('close', () => processMemory.settle(trigger, item.alert_id, false, Date.now()));
+		res.once('finish', () => processMemory.settle(trigger, claimed, res.statusCode >= 200 && res.statusCode < 300, Date.now()));
+		res.once('close', () => processMemory.settle(trigger, claimed, false, Date.now()));
 	}
 
 	// 6. Passed on. n8n answers (response mode "On Received") only after it has stored the execution,

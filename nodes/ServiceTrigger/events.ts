@@ -1,4 +1,5 @@
 import { findId, findText, isRecord } from '../shared/answerShape';
+import { alertIdBytesWhenNotText } from './alertIdBytes';
 
 /**
  * Webhook events: the named event types of spec section 6, which of them cannot be silenced, and
@@ -45,7 +46,7 @@ export function shouldStartWorkflow(eventType: string, selected: readonly string
 
 /** The item a verified delivery becomes: the body's identifiers only, plus `ke` for convenience. */
 export interface ServiceEventItem {
-	[key: string]: string | Record<string, string> | null;
+	[key: string]: string | Record<string, string> | null | undefined;
 	event_type: string;
 	alert_id: string;
 	ids: Record<string, string>;
@@ -53,6 +54,8 @@ export interface ServiceEventItem {
 	occurred_at: string | null;
 	/** `ids.organisation`, the company's KE; null when the event names no company. */
 	ke: string | null;
+	/** Base64 of the alert_id's bytes as sent, only when they do not survive decoding (alertIdBytes.ts): redeliveries are matched on it. */
+	alert_id_bytes?: string;
 }
 
 export type EventReading = { item: ServiceEventItem } | { problem: string };
@@ -94,9 +97,12 @@ export function readServiceEvent(rawBody: Buffer): EventReading {
 			severity: text(record.severity) ?? null,
 			occurred_at: text(record.occurred_at) ?? null,
 			ke: ids.organisation ?? null,
+			...withBytes(alertIdBytesWhenNotText(rawBody)),
 		},
 	};
 }
+
+const withBytes = (bytes: string | undefined) => (bytes === undefined ? {} : { alert_id_bytes: bytes });
 
 /** Where a catalogue entry names its event type (docs/service-choices.md: Catalogue). */
 const EVENT_TYPE_NAMES = ['event_type', 'type', 'name', 'event', 'id'];

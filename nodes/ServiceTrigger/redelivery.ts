@@ -66,6 +66,19 @@ export class ProcessMemory {
 	}
 }
 
+/**
+ * The alert as compared with its redeliveries: the id as sent in bytes when decoding loses some
+ * (`alert_id_bytes`), else its text, as before (in-process keys: `s:`/`b:`, never equal across kinds).
+ */
+export function alertKey(item: { alert_id: unknown; alert_id_bytes?: unknown }): string {
+	return typeof item.alert_id_bytes === 'string' ? `b:${item.alert_id_bytes}` : `s:${String(item.alert_id)}`;
+}
+
+/** The key in n8n's deduplication store: `<kind>:<id>` as stored before issue 31, `<kind>-bytes:<base64>` for ids decoding loses. */
+function deduplicationKey(kind: string, json: { alert_id?: unknown; alert_id_bytes?: unknown }): string {
+	return typeof json.alert_id_bytes === 'string' ? `${kind}-bytes:${json.alert_id_bytes}` : `${kind}:${String(json.alert_id)}`;
+}
+
 /** One per n8n process, shared by every Service Trigger in every workflow. */
 export const processMemory = new ProcessMemory();
 
@@ -84,7 +97,7 @@ export async function passOnOnce(this: IExecuteFunctions): Promise<INodeExecutio
 		return [items.map(passedOn)];
 	}
 	const kind = deliveryKind(this.getMode());
-	const keys = items.map((item) => (typeof item.json.alert_id === 'string' ? `${kind}:${item.json.alert_id}` : undefined));
+	const keys = items.map((item) => (typeof item.json.alert_id === 'string' ? deduplicationKey(kind, item.json) : undefined));
 	const wanted = keys.filter((key): key is string => key !== undefined);
 	let processed = new Set<string>();
 	try {
