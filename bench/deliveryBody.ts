@@ -34,10 +34,10 @@ export function serviceSignature(key: Buffer, body: Buffer, timestamp = Math.flo
 /**
  * A Service-Signature padded to `length` characters (16,000: n8n's server refuses a request whose headers pass
  * 16 KiB in all) with runs of every separator, `=` and blanks, ending in a non-part: what made the reader's old
- * regular expression retry at every separator (issue 31: 200-460 ms a request). Its `t` and `v1` still read.
+ * regular expression retry at every separator (issue 31: 200-460 ms a request). Only what HTTP lets through (no line breaks); its `t` and `v1` still read.
  */
 export function adversarialSignature(signature: string, length = 16_000): string {
-	const runs = [', ', ';\t', ' = ', ',,;;', '\t\n '];
+	const runs = [', ', ';\t', ' = ', ',,;;', '\t \t'];
 	let header = `${signature},`;
 	for (let run = 0; header.length < length - 1; run++) header += runs[Math.floor(run / 800) % runs.length];
 	return `${header.slice(0, length - 1)}x`;
