@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { FORMULA_STARTS } from '../../../nodes/shared/csv';
 import { deduplicationStore } from '../../harness';
 import type { Sandbox } from '../../sandbox';
+import { csvLine } from '../../sandbox/csv';
 import { useTriggerSetup, type TriggerSetup } from './setup';
 
 const PORTFOLIO = '/v1/reader/exports/portfolio';
@@ -98,6 +99,30 @@ describe('Service Trigger: Add Company Details', () => {
 		} finally {
 			control.clearFaults();
 		}
+	});
+
+	it('keeps a portfolio column named __proto__ in company, and fails naming a column the header row names twice', async () => {
+		const { control, dialect } = setup.sandbox;
+		const page = (rows: string[][]) => (dialect.csv.bom ? '\uFEFF' : '') + rows.map((cells) => csvLine(cells, dialect.csv)).join('');
+		control.failRoute({
+			path: PORTFOLIO, times: 1, mode: 'answer', status: 200, contentType: 'text/csv; charset=utf-8',
+			body: page([['ke', 'company_name', '__proto__', 'tier'], ['KE-1010', 'Acme', 'kept', 'gold']]),
+		});
+		// ledger_high changes the company's row, so it reads the portfolio whatever was read before.
+		const { runs } = await runFor(setup, 'ledger_high', 'KE-1010');
+		const company = runs[0].items[0].json.company as Record<string, unknown>;
+		expect(Object.getOwnPropertyDescriptor(company, '__proto__')?.value).toBe('kept');
+		expect(JSON.stringify(company)).toBe('{"ke":"KE-1010","name":"Acme","company_name":"Acme","__proto__":"kept","tier":"gold","shared":true}');
+
+		control.failRoute({
+			path: PORTFOLIO, times: 1, mode: 'answer', status: 200, contentType: 'text/csv; charset=utf-8',
+			body: page([['ke', 'tier', 'company_name', 'tier'], ['KE-1010', 'gold', 'Acme', 'silver']]),
+		});
+		const errorsBefore = setup.receiver.errors.length;
+		const twice = await runFor(setup, 'ledger_high', 'KE-1010');
+		expect(twice.runs).toHaveLength(0);
+		const [error] = setup.receiver.errors.slice(errorsBefore) as Array<Error & { description?: string }>;
+		expect(`${error.message} ${error.description ?? ''}`).toContain('page 1 of the portfolio export: Its header row names the column "tier" twice (columns 2 and 4)');
 	});
 });
 
