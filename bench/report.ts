@@ -124,9 +124,6 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 	}
 	if (results.verifier) {
 		checks.push(check('Service verifier / stripe verifications per second', results.verifier.ratioVsStripe, 1, true, x));
-		if (results.verifier.adversarialRefusalCost !== undefined) {
-			checks.push(check('CPU of refusing a 16,000-character adversarial header / an ordinary forgery', results.verifier.adversarialRefusalCost, 2, false, x));
-		}
 	}
 	return checks;
 }
