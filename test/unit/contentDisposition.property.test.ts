@@ -28,7 +28,7 @@ describe('fileNameFromContentDisposition, generated headers', () => {
 				space,
 				fc.constantFrom('attachment', 'inline', 'ATTACHMENT'),
 				(plain, extended, extras, at, gap, type) => {
-					const parameters = [...extras];
+					const parameters: string[] = [...extras];
 					parameters.splice(at % (parameters.length + 1), 0, `filename${gap}=${gap}${quoted(plain)}`);
 					if (extended !== undefined) parameters.splice((at >> 2) % (parameters.length + 1), 0, `filename*=UTF-8'en'${encodeURIComponent(extended)}`);
 					const header = [type, ...parameters].join(`${gap};${gap}`);
