@@ -12,7 +12,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { handleDelivery } from './delivery';
 import { checkExists, create, deleteEndpoint } from './lifecycle';
 import { loadOptions } from './methods';
-import { addCompanyDetails } from './companyDetails';
+import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails';
 import { passOnOnce } from './redelivery';
 import { testRefusalIn } from './testRefusal';
 
@@ -78,6 +78,15 @@ export class ServiceTrigger implements INodeType {
 						description:
 							"Whether to add the company's row of the portfolio export (name, tier, status, decision due) to each event that names a company, read in the execution after the delivery is answered",
 					},
+					{
+						displayName: 'Company Details Max Pages',
+						name: 'companyDetailsMaxPages',
+						type: 'number',
+						typeOptions: { minValue: 1, numberPrecision: 0 },
+						default: COMPANY_DETAILS_MAX_PAGES,
+						description:
+							"With Add Company Details: the most portfolio pages one reading asks for before the executions waiting on it fail saying so (the credential's Max Pages applies if lower). A portfolio whose cursor never ends costs at most this many requests.",
+					},
 				],
 			},
 		],
@@ -113,7 +122,7 @@ export class ServiceTrigger implements INodeType {
 			});
 		}
 		const [items] = await passOnOnce.call(this);
-		const options = this.getNodeParameter('options', 0, {}) as { addCompanyDetails?: boolean };
-		return [options.addCompanyDetails === true ? await addCompanyDetails.call(this, items) : items];
+		const options = this.getNodeParameter('options', 0, {}) as { addCompanyDetails?: boolean; companyDetailsMaxPages?: unknown };
+		return [options.addCompanyDetails === true ? await addCompanyDetails.call(this, items, options.companyDetailsMaxPages ?? COMPANY_DETAILS_MAX_PAGES) : items];
 	}
 }

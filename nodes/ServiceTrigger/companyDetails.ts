@@ -7,14 +7,14 @@
  * ledger_*) need the portfolio read after they arrived, up to the company's page; such events arriving
  * together share one reading. Other events use what was read in the last 5 minutes: one full portfolio
  * read per 5 minutes per credential, and past 10,000 companies one more per company pushed out (up to
- * its page) or not listed (every page). Memory: at most 10,000 companies and 10,000 unlisted KEs for
- * each of at most 100 credentials (Base URL and credential), none older than 5 minutes.
+ * its page) or not listed (every page). A reading asks for at most Company Details Max Pages pages.
+ * Memory: portfolioReadings.ts COMPANY_LIMITS (companies, bytes, credentials, 5 minutes).
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
 
 import { columnNamed, PORTFOLIO_COLUMNS } from '../shared/csv';
-import type { PageAnswer, PageRequest } from '../shared/paging';
+import { PageCapError, type PageAnswer, type PageRequest } from '../shared/paging';
 import { exportPaging, pageFetcher } from '../shared/transport/pageFetch';
 import { getServiceSettings } from '../shared/transport/serviceRequest';
 import { PortfolioReadings, type PortfolioSource, type Row } from './portfolioReadings';
@@ -25,12 +25,22 @@ export const CHANGES_ROW = /^(share_granted|share_revoked|reader_tier_changed|re
 /** One per n8n process, shared by every Service Trigger; keyed by Base URL and credential. */
 export const portfolioReadings = new PortfolioReadings();
 
+/** The default of the trigger's Company Details Max Pages option: 1,000 pages, far below Max Pages' 100,000. */
+export const COMPANY_DETAILS_MAX_PAGES = 1000;
+
 /** The trigger's step: each item naming a company gets `company`; the rest pass on unchanged. */
-export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExecutionData[], maxPages: unknown = COMPANY_DETAILS_MAX_PAGES): Promise<INodeExecutionData[]> {
 	const keOf = (item: INodeExecutionData) => (typeof item.json.ke === 'string' && item.json.ke.trim() !== '' ? item.json.ke.trim() : undefined);
 	const kes = [...new Set(items.map(keOf).filter((ke): ke is string => ke !== undefined))];
 	if (kes.length === 0) return items;
+	if (typeof maxPages !== 'number' || !Number.isInteger(maxPages) || maxPages < 1) {
+		throw new NodeOperationError(this.getNode(), `Company Details Max Pages must be a whole number of 1 or more, not ${JSON.stringify(maxPages)}`, {
+			description: `Set Company Details Max Pages in the Service Trigger's Options (default ${COMPANY_DETAILS_MAX_PAGES}).`,
+		});
+	}
 	const settings = await getServiceSettings.call(this);
+	// The lower cap applies, and its error names it.
+	const cap = maxPages <= settings.maxPages ? { pages: maxPages, setting: CAP_OPTION } : { pages: settings.maxPages, setting: CAP_CREDENTIAL };
 	const credential = this.getNode().credentials?.serviceApi;
 	const key = `${settings.baseUrl}\u0000${credential?.id ?? credential?.name ?? ''}`;
 	const fresh = items.some((item) => keOf(item) !== undefined && CHANGES_ROW.test(String(item.json.event_type)));
@@ -40,9 +50,9 @@ export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExe
 			const answer = await fetchPage(request);
 			return { ...answer, content: settings.redactBytes(answer.content) };
 		},
-		paging: exportPaging(settings, { format: 'csv' }),
+		paging: { ...exportPaging(settings, { format: 'csv' }), maxPages: cap.pages },
 		csv: { delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat },
-		failed: (page, error) => lookupFailed.call(this, error, page),
+		failed: (page, error) => lookupFailed.call(this, error, page, cap.setting),
 	};
 	const found = await portfolioReadings.lookUp(key, kes, fresh, source);
 	return items.map((item) => {
@@ -61,12 +71,27 @@ function companyOf(ke: string, row: Row): IDataObject {
 
 const KEPT = 'The alert is not lost: the Service was told it was received, and this failed execution keeps the event, so retry it in n8n (Executions, Retry) once the portfolio can be read.';
 
-function lookupFailed(this: IExecuteFunctions, error: unknown, page: number): Error {
+const CAP_OPTION = "Company Details Max Pages (the Service Trigger's Options)";
+const CAP_CREDENTIAL = 'Max Pages (Advanced Settings of the Service API credential)';
+
+/** A new error for each execution: a failed reading fails every lookup sharing it, each with its own node. */
+function lookupFailed(this: IExecuteFunctions, error: unknown, page: number, capSetting: string): Error {
+	if (error instanceof PageCapError) {
+		return new NodeOperationError(
+			this.getNode(),
+			`Add Company Details stopped reading the portfolio export: it still had a further page after ${error.maxPages} pages, the limit set by ${capSetting}`,
+			{
+				description: `A reading of the portfolio asks for at most that many pages, shared by the alerts waiting on it, so a portfolio whose cursor never ends cannot cost more. If the portfolio really is that long, raise ${capSetting}; if not, the Service's cursor does not end: tell its operator. ${KEPT}`,
+			},
+		);
+	}
 	const what = `Add Company Details could not read page ${page} of the portfolio export`;
 	if (error instanceof NodeApiError) {
-		error.message = `${what}: ${error.message}`;
-		error.description = `${error.description ?? ''} ${KEPT} Or turn Add Company Details off.`.trim();
-		return error;
+		return new NodeApiError(this.getNode(), (error.errorResponse ?? {}) as JsonObject, {
+			message: `${what}: ${error.message}`,
+			description: `${error.description ?? ''} ${KEPT} Or turn Add Company Details off.`.trim(),
+			httpCode: error.httpCode ?? undefined,
+		});
 	}
 	return new NodeOperationError(this.getNode(), `${what}: ${(error as Error).message}`, {
 		description: `Check CSV Delimiter and CSV Header Row on Later Pages under Advanced Settings in the Service API credential. ${KEPT}`,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
-import type { PageAnswer, PageRequest } from '../../nodes/shared/paging';
-import { PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/portfolioReadings';
+import { PageCapError, type PageAnswer, type PageRequest } from '../../nodes/shared/paging';
+import { COMPANY_LIMITS, PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/portfolioReadings';
 import { runs } from '../property/fc';
 
 /**
@@ -87,7 +87,7 @@ describe('Add Company Details: portfolio readings under any interleaving', () =>
 				async (s, steps, headerEveryPage, failing) => {
 					const service = new FakeService(headerEveryPage);
 					// Row bound 4 with 6 to 8 companies: the 'pushed out' path is taken too.
-					const readings = new PortfolioReadings({ maxCompanies: 4, maxAgeMs: 60_000, maxCredentials: 2 }, () => 0);
+					const readings = new PortfolioReadings({ ...COMPANY_LIMITS, maxCompanies: 4, maxAgeMs: 60_000, maxCredentials: 2 }, () => 0);
 					let fetchCount = 0;
 					const failedPages: number[] = [];
 					const source: PortfolioSource = {
@@ -170,5 +170,157 @@ describe('Add Company Details: a burst of row-changing events', () => {
 		expect((await first).get('KE-1')?.tier).toBe('tier-0');
 		for (const lookup of burst) expect((await lookup).get('KE-1')?.tier).toBe(`tier-${service.moment}`);
 		expect(service.fetches.map((f) => f.page)).toEqual([1, 1]);
+	});
+});
+
+/**
+ * A portfolio of `size` companies KE-1..KE-size (offset cursors), or one whose cursor never ends;
+ * each page as the Service has it, counted.
+ */
+class CountedPortfolio {
+	fetches = 0;
+
+	constructor(
+		private readonly size: number,
+		private readonly pageSize: number,
+		private readonly endless: boolean,
+	) {}
+
+	/** The pages one whole reading asks for. */
+	get pages(): number {
+		return this.endless ? Number.POSITIVE_INFINITY : Math.max(1, Math.ceil(this.size / this.pageSize));
+	}
+
+	listed(ke: string): boolean {
+		const n = Number(ke.slice(3));
+		return /^KE-\d+$/.test(ke) && n >= 1 && (this.endless || n <= this.size);
+	}
+
+	page(request: PageRequest): PageAnswer<Buffer> {
+		// A reading past any cap the property draws has gone wrong: fail rather than page for ever.
+		if (++this.fetches > 500) throw new Error('more than 500 pages asked for');
+		const from = request.cursor === undefined ? 0 : Number(request.cursor);
+		const to = this.endless ? from + this.pageSize : Math.min(this.size, from + this.pageSize);
+		let body = 'ke,company_name,tier\r\n';
+		for (let i = from + 1; i <= to; i++) body += `KE-${i},Company ${i},tier-1\r\n`;
+		return { content: Buffer.from(body), nextCursor: to < this.size || this.endless ? String(to) : undefined };
+	}
+}
+
+class CapReached extends Error {}
+
+describe('Add Company Details: cost and memory at any portfolio size, past the memory bounds', () => {
+	const lookup = fc.record({
+		kes: fc.uniqueArray(fc.oneof(fc.integer({ min: 1, max: 40 }).map((n) => `KE-${n}`), fc.integer({ min: 1, max: 4 }).map((n) => `KE-U${n}`)), { minLength: 1, maxLength: 2 }),
+		fresh: fc.boolean(),
+	});
+
+	it('N lookups arriving together cost at most two readings, unlisted KEs are remembered across readings, and what is held stays within the bytes bound', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.scheduler(),
+				fc.record({
+					size: fc.integer({ min: 0, max: 30 }),
+					pageSize: fc.integer({ min: 1, max: 6 }),
+					endless: fc.boolean(),
+					cap: fc.integer({ min: 1, max: 12 }),
+					// Small bounds: 1 to 8 companies and 1,000 to 4,000 bytes (a row of this portfolio counts about 340, its header row about 300).
+					maxCompanies: fc.integer({ min: 1, max: 8 }),
+					maxBytes: fc.integer({ min: 1000, max: 4000 }),
+				}),
+				fc.array(lookup, { maxLength: 3 }),
+				fc.option(lookup, { nil: undefined }),
+				fc.array(lookup, { minLength: 1, maxLength: 12 }),
+				async (s, drawn, warmUp, inFlight, burst) => {
+					const portfolio = new CountedPortfolio(drawn.size, drawn.pageSize, drawn.endless);
+					const limits = { ...COMPANY_LIMITS, maxCompanies: drawn.maxCompanies, maxBytes: drawn.maxBytes, maxAbsentBytes: 2000 };
+					const readings = new PortfolioReadings(limits, () => 0);
+					const bound = limits.maxBytes + limits.maxAbsentBytes;
+					const source: PortfolioSource = {
+						fetchPage: async (request) => {
+							// What was read so far, page by page, is within the bound.
+							expect(readings.heldBytes()).toBeLessThanOrEqual(bound);
+							return await s.schedule(Promise.resolve(portfolio.page(request)), `page ${request.page}`);
+						},
+						paging: { cursorParameter: 'cursor', maxPages: drawn.cap },
+						csv: { delimiter: ',', headerRepeat: 'auto' },
+						failed: (page, error) => (error instanceof PageCapError ? new CapReached(`page ${page}`) : (error as Error)),
+					};
+					/** Each KE's row is the Service's, or none when it is not listed; a failure only when a reading reached the cap. */
+					const checked = async (each: { kes: string[]; fresh: boolean }) => {
+						try {
+							const found = await readings.lookUp('cred', each.kes, each.fresh, source);
+							for (const ke of each.kes) {
+								expect(found.get(ke)).toEqual(portfolio.listed(ke) ? { ke, company_name: `Company ${ke.slice(3)}`, tier: 'tier-1' } : undefined);
+							}
+						} catch (error) {
+							expect(error).toBeInstanceOf(CapReached);
+							expect(portfolio.pages).toBeGreaterThan(drawn.cap);
+						}
+					};
+					for (const each of warmUp) await s.waitFor(checked(each));
+					// One lookup whose first page is on its way when the burst arrives.
+					const first = inFlight === undefined ? Promise.resolve() : checked(inFlight);
+					await new Promise((resolve) => setImmediate(resolve));
+					const before = portfolio.fetches;
+					const together = burst.map(checked);
+					await s.waitFor(Promise.all([first, ...together]));
+					// The reading in progress (or held) and one more: never one per lookup.
+					const reading = Math.min(portfolio.pages, drawn.cap);
+					expect(portfolio.fetches - before).toBeLessThanOrEqual(2 * reading);
+					expect(readings.heldBytes()).toBeLessThanOrEqual(bound);
+					// Nothing but the credential's current reading is held once no lookup runs.
+					expect(readings.readings).toBeLessThanOrEqual(1);
+
+					// A new reading (a row-changing lookup) does not forget the KEs known not to be listed.
+					const unlisted = [...new Set(burst.filter((each) => !drawn.endless && each.kes.every((ke) => !portfolio.listed(ke))).flatMap((each) => each.kes))];
+					if (unlisted.length > 0 && portfolio.pages <= drawn.cap) {
+						await s.waitFor(checked({ kes: ['KE-1'], fresh: true }));
+						const after = portfolio.fetches;
+						await s.waitFor(checked({ kes: unlisted, fresh: false }));
+						expect(portfolio.fetches).toBe(after);
+					}
+				},
+			),
+			runs(300),
+		);
+	});
+
+	it('two unlisted KEs alternating cost one reading each in all, not one each time', async () => {
+		const portfolio = new CountedPortfolio(20, 3, false);
+		const readings = new PortfolioReadings({ ...COMPANY_LIMITS, maxCompanies: 4 }, () => 0);
+		const source: PortfolioSource = {
+			fetchPage: async (request) => portfolio.page(request),
+			paging: { cursorParameter: 'cursor' },
+			csv: { delimiter: ',', headerRepeat: 'auto' },
+			failed: (_page, error) => error as Error,
+		};
+		for (let turn = 0; turn < 6; turn++) {
+			const ke = turn % 2 === 0 ? 'KE-U1' : 'KE-U2';
+			expect((await readings.lookUp('cred', [ke], false, source)).get(ke)).toBeUndefined();
+			// A row-changing lookup in between starts a new reading, which must not forget them either.
+			await readings.lookUp('cred', ['KE-2'], true, source);
+		}
+		// KE-U1: pages 1 to 7; KE-2: page 1 of a new reading; KE-U2: pages 2 to 7 of that one; then
+		// five KE-2 lookups, one page each: KE-U1 and KE-U2 were never read for again.
+		expect(portfolio.fetches).toBe(7 + 1 + 6 + 5);
+	});
+
+	it('a portfolio that never ends costs at most the cap, shared by the lookups waiting on the reading', async () => {
+		const portfolio = new CountedPortfolio(0, 2, true);
+		const readings = new PortfolioReadings(COMPANY_LIMITS, () => 0);
+		const source: PortfolioSource = {
+			fetchPage: async (request) => portfolio.page(request),
+			paging: { cursorParameter: 'cursor', maxPages: 25 },
+			csv: { delimiter: ',', headerRepeat: 'auto' },
+			failed: (page, error) => (error instanceof PageCapError ? new CapReached(`cap reached at page ${page}`) : (error as Error)),
+		};
+		const lookups = Array.from({ length: 10 }, (_, i) => readings.lookUp('cred', [`KE-U${i}`], true, source));
+		for (const each of lookups) await expect(each).rejects.toThrow(CapReached);
+		// All ten arrived before the first page was asked for: one reading of 25 pages for all of them.
+		expect(portfolio.fetches).toBe(25);
+		// The next alert starts a new reading, capped again.
+		await expect(readings.lookUp('cred', ['KE-U1'], false, source)).rejects.toThrow(CapReached);
+		expect(portfolio.fetches).toBe(50);
 	});
 });
