@@ -11,7 +11,7 @@
  * Memory: portfolioReadings.ts COMPANY_LIMITS (companies, bytes, credentials, 5 minutes).
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { columnNamed, PORTFOLIO_COLUMNS } from '../shared/csv';
 import { PageCapError, type PageAnswer, type PageRequest } from '../shared/paging';
@@ -87,11 +87,12 @@ function lookupFailed(this: IExecuteFunctions, error: unknown, page: number, cap
 	}
 	const what = `Add Company Details could not read page ${page} of the portfolio export`;
 	if (error instanceof NodeApiError) {
-		return new NodeApiError(this.getNode(), (error.errorResponse ?? {}) as JsonObject, {
-			message: `${what}: ${error.message}`,
-			description: `${error.description ?? ''} ${KEPT} Or turn Add Company Details off.`.trim(),
-			httpCode: error.httpCode ?? undefined,
-		});
+		// A copy: the error n8n made of the answer, words and all, with this execution's node.
+		const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as NodeApiError;
+		Object.defineProperty(copy, 'node', { value: this.getNode(), enumerable: true, writable: false, configurable: true });
+		copy.message = `${what}: ${error.message}`;
+		copy.description = `${error.description ?? ''} ${KEPT} Or turn Add Company Details off.`.trim();
+		return copy;
 	}
 	return new NodeOperationError(this.getNode(), `${what}: ${(error as Error).message}`, {
 		description: `Check CSV Delimiter and CSV Header Row on Later Pages under Advanced Settings in the Service API credential. ${KEPT}`,

@@ -58,8 +58,8 @@ export type RouteFault = {
 	| { mode: 'stall'; contentType?: string }
 	/** 200 with a JSON body of about `bytes` bytes, sent in chunks. */
 	| { mode: 'oversize'; bytes: number }
-	/** A JSON list page whose next-page cursor is new every time. */
-	| { mode: 'endlessCursor' }
+	/** A JSON list page (with `csv`, a CSV page of one company, header row first) whose next-page cursor is new every time. */
+	| { mode: 'endlessCursor'; csv?: boolean }
 	/** An error (or, with status 200, an answer) whose text quotes the bearer token it received. */
 	| { mode: 'echoToken'; status: number }
 	/** 200 with a JSON body sent one byte every `everyMs` (a Service that never pauses long, and never ends soon). */

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteFault } from './faults';
 import { bearerToken, sendJson } from './http';
 
+let endlessCsvPages = 0;
+
 /** Answers a request as the injected fault says; `hang` and `stall` leave it open until the sandbox closes. */
 export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: ServerResponse, url: URL): void {
 	switch (fault.mode) {
@@ -38,6 +40,13 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 			return;
 		}
 		case 'endlessCursor': {
+			if (fault.csv === true) {
+				// Counted, not read off the query: new whatever the cursor parameter's name.
+				const page = ++endlessCsvPages;
+				res.writeHead(200, { 'Content-Type': 'text/csv', 'X-Service-Next-Cursor': `e${page}` });
+				res.end(`ke,company_name\r\nKE-E${page},Endless ${page}\r\n`);
+				return;
+			}
 			const page = Number(url.searchParams.get('cursor')?.replace(/^c/, '') ?? '0') + 1;
 			sendJson(res, 200, { data: [{ page }] }, { 'X-Service-Next-Cursor': `c${page}` });
 			return;

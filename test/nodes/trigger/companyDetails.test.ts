@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { FORMULA_STARTS } from '../../../nodes/shared/csv';
+import { ServiceTrigger } from '../../../nodes/ServiceTrigger/ServiceTrigger.node';
 import { deduplicationStore } from '../../harness';
 import type { Sandbox } from '../../sandbox';
 import { csvLine } from '../../sandbox/csv';
@@ -191,5 +192,44 @@ describe('Service Trigger: Add Company Details, a burst of row-changing alerts',
 		} finally {
 			control.clearFaults();
 		}
+	});
+});
+
+describe('Service Trigger: Add Company Details, a portfolio whose cursor never ends', () => {
+	const setup = useTriggerSetup({ parameters: { options: { addCompanyDetails: true, companyDetailsMaxPages: 20 } }, activate: true });
+
+	it('stops at Company Details Max Pages (20 requests, not Max Pages\' 100,000), and the error names the setting; alerts arriving together share the cost', async () => {
+		const { control } = setup.sandbox;
+		control.failRoute({ path: PORTFOLIO, mode: 'endlessCursor', csv: true });
+		const errorsBefore = setup.receiver.errors.length;
+		try {
+			control.clearRequests();
+			const { delivery, runs } = await runFor(setup, 'ledger_high', 'KE-1001');
+			expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
+			expect(runs).toHaveLength(0);
+			expect(portfolioReads(setup.sandbox)).toHaveLength(20);
+			const [error] = setup.receiver.errors.slice(errorsBefore) as Array<Error & { description?: string }>;
+			expect(error.message).toBe(
+				"The execution failed: Add Company Details stopped reading the portfolio export: it still had a further page after 20 pages, the limit set by Company Details Max Pages (the Service Trigger's Options)",
+			);
+			expect(error.description).toContain("raise Company Details Max Pages (the Service Trigger's Options)");
+			expect(error.description).toContain('The alert is not lost');
+
+			// Five alerts at once: the reading the first began and one shared by the rest, 20 pages each at most.
+			control.clearRequests();
+			const alerts = ['KE-1001', 'KE-1002', 'KE-1003', 'KE-1004', 'KE-1005'].map((ke) => control.emit('ledger_high', idsFor('ledger_high', ke)));
+			await Promise.all(alerts.map((alert) => control.whenSettled(alert.alertId)));
+			for (const alert of alerts) expect(await setup.executionsOf(alert.alertId)).toHaveLength(0);
+			expect(portfolioReads(setup.sandbox).length).toBeLessThanOrEqual(40);
+			expect(setup.receiver.errors.length - errorsBefore).toBe(6);
+		} finally {
+			control.clearFaults();
+		}
+	});
+
+	it('defaults to 1,000 pages, far below Max Pages\' 100,000', () => {
+		const options = new ServiceTrigger().description.properties.find((property) => property.name === 'options');
+		const cap = options?.options?.find((option) => 'name' in option && option.name === 'companyDetailsMaxPages') as { default?: unknown } | undefined;
+		expect(cap?.default).toBe(1000);
 	});
 });

@@ -1,4 +1,5 @@
 import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails';
+import { COMPANY_LIMITS } from '../../../nodes/ServiceTrigger/portfolioReadings';
 import { decodeCursor } from '../../sandbox/paging';
 import { portfolioCsvRows } from '../reader/exportHelpers';
 import { useTriggerSetup } from './setup';
@@ -77,7 +78,37 @@ describe('Service Trigger: Add Company Details past 10,000 companies (10,050 sha
 		expect(await companyOfAlert('finding_new', 'KE-1012')).toEqual({ ke: 'KE-1012', shared: false });
 		expect(pagesAskedFor()).toEqual([]);
 
+		// KE-1011 again, after a new reading (of KE-1012) began: still known not to be listed, nothing read.
+		expect(await companyOfAlert('questionnaire_answered', 'KE-1011')).toEqual({ ke: 'KE-1011', shared: false });
+		expect(pagesAskedFor()).toEqual([]);
+
 		// In all: 11 + 1 + 10 + 11 portfolio requests.
 		expect(setup.sandbox.control.requests({ method: 'GET', path: PORTFOLIO })).toHaveLength(33);
+	});
+
+	it('20 share_revoked alerts arriving together cost two readings of the 11 pages, not one (or two) each, and each shows shared: false', async () => {
+		const { control } = setup.sandbox;
+		const kes = portfolioCsvRows(setup.sandbox).slice(2000, 2020).map((row) => row.ke);
+		control.clearRequests();
+		seen = 0;
+		// Page 1 takes 1.5 s, so the 20 executions overlap the first reading.
+		control.failPage({ route: 'portfolio', page: 1, mode: 'slow', delayMs: 1500, times: 40 });
+		try {
+			const alerts = kes.map((ke) => control.endShare(ke));
+			await Promise.all(alerts.map((alert) => control.whenSettled(alert.alertId)));
+			for (const [index, alert] of alerts.entries()) {
+				const runs = await setup.executionsOf(alert.alertId);
+				expect(runs).toHaveLength(1);
+				expect(runs[0].items[0].json.company).toEqual({ ke: kes[index], shared: false });
+			}
+			// The reading the first alert began, and one shared by the 19 that arrived while it was on its way.
+			const pages = pagesAskedFor();
+			expect(pages.length).toBeLessThanOrEqual(22);
+			expect(pages.filter((page) => page === 1).length).toBeLessThanOrEqual(2);
+		} finally {
+			control.clearFaults();
+		}
+		// And what is held for the credential stays within the bytes bound.
+		expect(portfolioReadings.heldBytes()).toBeLessThanOrEqual(COMPANY_LIMITS.maxBytes + COMPANY_LIMITS.maxAbsentBytes);
 	});
 });
