@@ -34,6 +34,39 @@ describe('bounded memory', () => {
 		expect(memory.get('a', 5000)).toBeUndefined();
 	});
 
+	test('bounded in bytes too: a write past maxBytes drops the oldest entries until it fits, counting what it drops', () => {
+		const memory = new BoundedMemory<string>(100, 1000, { maxBytes: 10, sizeOf: (value) => value.length });
+		memory.set('a', 'xxxx', 0);
+		memory.set('b', 'yyyy', 1);
+		expect(memory.heldBytes).toBe(8);
+		memory.set('c', 'zzzz', 2);
+		expect(memory.get('a', 2)).toBeUndefined();
+		expect(memory.heldBytes).toBe(8);
+		expect(memory.dropped).toBe(1);
+		// Written over: its old bytes are given back first, and nothing is dropped.
+		memory.set('c', 'zz', 3);
+		expect(memory.heldBytes).toBe(6);
+		expect(memory.dropped).toBe(1);
+		// One entry larger than the bound is not held at all.
+		memory.set('d', 'x'.repeat(11), 4);
+		expect(memory.size).toBe(0);
+		expect(memory.heldBytes).toBe(0);
+	});
+
+	test('prune releases by the caller\'s clock what is maxAgeMs old, oldest first, and keeps the rest', () => {
+		const memory = new BoundedMemory<number>(10, 1000, { maxBytes: 100, sizeOf: () => 5 });
+		memory.set('a', 1, 0);
+		memory.set('b', 2, 500);
+		memory.set('c', 3, 900);
+		memory.prune(1499);
+		expect(memory.size).toBe(2);
+		expect(memory.heldBytes).toBe(10);
+		memory.prune(1900);
+		expect(memory.size).toBe(0);
+		expect(memory.heldBytes).toBe(0);
+		expect(memory.dropped).toBe(3);
+	});
+
 	test('property: random writes, reads and clock steps never hold more than the bound nor give back a stale or evicted entry', () => {
 		const op = fc.oneof(
 			fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 6 }), value: fc.integer() }),

@@ -84,10 +84,12 @@ describe('Add Company Details: portfolio readings under any interleaving', () =>
 				fc.boolean(),
 				// Which page requests fail, counted from the first: a few, anywhere.
 				fc.uniqueArray(fc.nat({ max: 30 }), { maxLength: 3 }),
-				async (s, steps, headerEveryPage, failing) => {
+				// A bytes bound of about two rows, or the real one.
+				fc.constantFrom(1200, COMPANY_LIMITS.maxBytes),
+				async (s, steps, headerEveryPage, failing, maxBytes) => {
 					const service = new FakeService(headerEveryPage);
 					// Row bound 4 with 6 to 8 companies: the 'pushed out' path is taken too.
-					const readings = new PortfolioReadings({ ...COMPANY_LIMITS, maxCompanies: 4, maxAgeMs: 60_000, maxCredentials: 2 }, () => 0);
+					const readings = new PortfolioReadings({ ...COMPANY_LIMITS, maxCompanies: 4, maxAgeMs: 60_000, maxCredentials: 2, maxBytes }, () => 0);
 					let fetchCount = 0;
 					const failedPages: number[] = [];
 					const source: PortfolioSource = {
@@ -261,6 +263,8 @@ describe('Add Company Details: cost and memory at any portfolio size, past the m
 					for (const each of warmUp) await s.waitFor(checked(each));
 					// One lookup whose first page is on its way when the burst arrives.
 					const first = inFlight === undefined ? Promise.resolve() : checked(inFlight);
+					// Its failure is reported by Promise.all below, not as unhandled meanwhile.
+					first.catch(() => undefined);
 					await new Promise((resolve) => setImmediate(resolve));
 					const before = portfolio.fetches;
 					const together = burst.map(checked);
@@ -322,5 +326,30 @@ describe('Add Company Details: cost and memory at any portfolio size, past the m
 		// The next alert starts a new reading, capped again.
 		await expect(readings.lookUp('cred', ['KE-U1'], false, source)).rejects.toThrow(CapReached);
 		expect(portfolio.fetches).toBe(50);
+	});
+});
+
+describe('Add Company Details: a failed page', () => {
+	it('fails every lookup waiting on the reading with that page, and is not asked for again by them', async () => {
+		const portfolio = new CountedPortfolio(20, 3, false);
+		const readings = new PortfolioReadings(COMPANY_LIMITS, () => 0);
+		const asked: number[] = [];
+		const source: PortfolioSource = {
+			fetchPage: async (request) => {
+				asked.push(request.page);
+				if (request.page === 2) throw new Error('the Service answered 500');
+				return portfolio.page(request);
+			},
+			paging: { cursorParameter: 'cursor' },
+			csv: { delimiter: ',', headerRepeat: 'auto' },
+			failed: (page, error) => new PageFailure(page, error),
+		};
+		const lookups = ['KE-1', 'KE-7', 'KE-8', 'KE-U1', 'KE-9'].map((ke) => readings.lookUp('cred', [ke], true, source));
+		expect((await lookups[0]).get('KE-1')).toEqual({ ke: 'KE-1', company_name: 'Company 1', tier: 'tier-1' });
+		for (const failed of lookups.slice(1)) await expect(failed).rejects.toMatchObject({ page: 2 });
+		expect(asked).toEqual([1, 2]);
+		// The next alert starts a new reading.
+		expect((await readings.lookUp('cred', ['KE-2'], false, source)).get('KE-2')).toEqual({ ke: 'KE-2', company_name: 'Company 2', tier: 'tier-1' });
+		expect(asked).toEqual([1, 2, 1]);
 	});
 });

@@ -3,6 +3,7 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { listSearch } from '../../harness';
 import { ServiceReader } from '../../../nodes/ServiceReader/ServiceReader.node';
+import { serviceApi } from '../../sandbox/credential';
 import { useSandbox } from '../../sandbox/useSandbox';
 import { serviceCredentials } from './exportHelpers';
 import { binaryBytes, READER, runReader } from './helpers';
@@ -156,5 +157,35 @@ describe('KE in version 2 (a resource locator) and version 1 (text)', () => {
 		const empty = await runReader(sandbox, recordGet(rl('list', '={{ "" }}')), { typeVersion: 2 });
 		expect(empty.error(READER)?.message).toBe('KE is empty. Enter the KE exactly as the Service shows it. [item 0]');
 		expect(sandbox.control.requests()).toEqual([]);
+	});
+});
+
+describe('KE picker: each list search is bounded in bytes and time by the credential', () => {
+	const searchWith = async (advanced: Record<string, number>) =>
+		await listSearch(reader, 'searchCompanies', {
+			credentials: { serviceApi: serviceApi(sandbox, { advanced }) },
+			parameters: { resource: 'record', operation: 'get' },
+		});
+
+	it('a page larger than Max Response Size fails the search, read no further than the cap', async () => {
+		sandbox.control.failRoute({ path: PORTFOLIO_PATH, mode: 'oversize', bytes: 8 * 1024 * 1024, times: 1 });
+		try {
+			await expect(searchWith({ maxResponseSize: 1 })).rejects.toThrow('the answer is larger than 1 MiB, the Max Response Size');
+		} finally {
+			sandbox.control.clearFaults();
+		}
+	});
+
+	it('a Service that never answers fails the search at Request Timeout, and it is not asked again', async () => {
+		sandbox.control.failRoute({ path: PORTFOLIO_PATH, mode: 'hang', times: 1 });
+		const before = portfolioRequests().length;
+		const started = Date.now();
+		try {
+			await expect(searchWith({ requestTimeout: 1 })).rejects.toThrow('The Service did not answer within 1 second');
+			expect(Date.now() - started).toBeLessThan(10_000);
+			expect(portfolioRequests().length).toBe(before + 1);
+		} finally {
+			sandbox.control.clearFaults();
+		}
 	});
 });
