@@ -101,7 +101,7 @@ export class PortfolioReadings {
 		return this.memory.get(key, this.now());
 	}
 
-	/** What everything held counts, by `rowBytes`: at most `maxBytes` + `maxAbsentBytes` once each page is read. */
+	/** What everything held counts, by `rowBytes`: at most `maxBytes` + `maxAbsentBytes` once a page is read (header rows of readings in use aside). */
 	heldBytes(): number {
 		let bytes = this.absent.heldBytes;
 		for (const reading of this.holding) bytes += reading.rows.heldBytes + reading.headerBytes;
