@@ -353,3 +353,28 @@ describe('Add Company Details: a failed page', () => {
 		expect(asked).toEqual([1, 2, 1]);
 	});
 });
+
+describe('Add Company Details: what is held', () => {
+	it('is released by age on the next lookup of any credential, by its clock, with no timer', async () => {
+		let now = 0;
+		const readings = new PortfolioReadings(COMPANY_LIMITS, () => now);
+		const source: PortfolioSource = {
+			fetchPage: async (request) => new CountedPortfolio(20, 5, false).page(request),
+			paging: { cursorParameter: 'cursor' },
+			csv: { delimiter: ',', headerRepeat: 'auto' },
+			failed: (_page, error) => error as Error,
+		};
+		await readings.lookUp('cred-1', ['KE-U1'], false, source);
+		const one = readings.heldBytes();
+		expect(one).toBeGreaterThan(20 * 300);
+		now += COMPANY_LIMITS.maxAgeMs - 1;
+		await readings.lookUp('cred-2', ['KE-1'], false, source);
+		expect(readings.readings).toBe(2);
+		now += 1;
+		await readings.lookUp('cred-2', ['KE-1'], false, source);
+		// cred-1's reading and its unlisted KE are 5 minutes old: gone; cred-2's page 1 stays.
+		expect(readings.readings).toBe(1);
+		expect(readings.held('cred-1')).toBeUndefined();
+		expect(readings.heldBytes()).toBeLessThan(one / 2);
+	});
+});
