@@ -233,3 +233,19 @@ describe('Service Trigger: Add Company Details, a portfolio whose cursor never e
 		expect(cap?.default).toBe(1000);
 	});
 });
+
+describe('Service Trigger: Add Company Details with a Company Details Max Pages that is not a page count', () => {
+	const setup = useTriggerSetup({ parameters: { options: { addCompanyDetails: true, companyDetailsMaxPages: 0 } }, activate: true });
+
+	it('fails the execution naming the setting, before any portfolio request', async () => {
+		setup.sandbox.control.clearRequests();
+		const errorsBefore = setup.receiver.errors.length;
+		const { delivery, runs } = await runFor(setup, 'ledger_high', 'KE-1001');
+		expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
+		expect(runs).toHaveLength(0);
+		const [error] = setup.receiver.errors.slice(errorsBefore) as Array<Error & { description?: string }>;
+		expect(error.message).toBe('The execution failed: Company Details Max Pages must be a whole number of 1 or more, not 0');
+		expect(error.description).toContain("Set Company Details Max Pages in the Service Trigger's Options");
+		expect(portfolioReads(setup.sandbox)).toHaveLength(0);
+	});
+});
