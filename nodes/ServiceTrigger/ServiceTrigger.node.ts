@@ -14,6 +14,7 @@ import { checkExists, create, deleteEndpoint } from './lifecycle';
 import { loadOptions } from './methods';
 import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails';
 import { passOnOnce } from './redelivery';
+import { renewalError, renewalIn } from './renewal';
 import { testRefusalIn } from './testRefusal';
 
 export class ServiceTrigger implements INodeType {
@@ -115,6 +116,12 @@ export class ServiceTrigger implements INodeType {
 	// The first step of the execution a delivery started: records the alert_id (redelivery.ts) and adds
 	// the company (companyDetails.ts), or shows the editor why its test delivery was refused (testRefusal.ts).
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		// Started by a delivery that renewed the endpoint (renewal.ts): fails, so the execution list shows it.
+		const renewal = renewalIn(this.getInputData());
+		if (renewal !== undefined) {
+			const { message, description } = renewalError(renewal);
+			throw new NodeOperationError(this.getNode(), message, { description });
+		}
 		const refusal = this.getMode() === 'manual' ? testRefusalIn(this.getInputData()) : undefined;
 		if (refusal !== undefined) {
 			throw new NodeOperationError(this.getNode(), `The Service's test event was refused: ${refusal.reason}`, {

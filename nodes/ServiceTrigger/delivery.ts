@@ -7,6 +7,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { alertKey, processMemory, triggerKey } from './redelivery';
+import { renewalItem, renewEndpoint } from './renewal';
 import { testRefusalItem } from './testRefusal';
 import { refusalLog, refusalWords } from './verify/refusalLog';
 import { resealRetries } from './verify/heldSecrets';
@@ -25,6 +26,13 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	const keys = triggerKeys(this, trigger);
 	const verdict = await deliveryVerdict(delivery, keys);
 	if (!verdict.ok) {
+		// 2b. Sealed under an earlier token and held by no process: renew the endpoint (renewal.ts), at most
+		// once an hour. The node answers first, so n8n saves the new endpoint; the execution reports it.
+		const renewal = verdict.reason === 'token_changed' ? await renewEndpoint.call(this, trigger) : undefined;
+		if (renewal !== undefined) {
+			this.getResponseObject().status(401).send('Unauthorized');
+			return { noWebhookResponse: true, workflowData: [[renewalItem(renewal)]] };
+		}
 		const words = refusalWords(verdict.reason, verdict.detail);
 		// The editor, listening for a test event, is shown a refusal that only a setting caused (testRefusal.ts).
 		const shown = this.getMode() === 'manual' ? await testRefusalItem(delivery, keys, verdict.reason, words) : undefined;

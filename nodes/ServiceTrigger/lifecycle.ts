@@ -3,7 +3,7 @@
  * answers false, and delete on deactivation, for the production URL and, while the editor listens
  * for a test event, for the test URL.
  */
-import type { IHookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { headerValue } from '../shared/transport/answer';
@@ -19,16 +19,20 @@ import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret'
 const WEBHOOK_NAME = 'default';
 const ENDPOINTS_PATH = '/v1/reader/webhooks';
 
-function webhookUrl(this: IHookFunctions): string {
+/** Activation's hooks, or a delivery that renews the endpoint (renewal.ts). */
+export type LifecycleContext = IHookFunctions | IWebhookFunctions;
+
+/** In a delivery's context, always the production URL (renewal.ts renews production endpoints only). */
+export function webhookUrl(this: LifecycleContext): string {
 	return this.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
 }
 
 // n8n registers its test URL (editor listening, mode "manual") through the same methods as the production URL.
-function isTestRegistration(this: IHookFunctions): boolean {
+function isTestRegistration(this: LifecycleContext): boolean {
 	return this.getMode() === 'manual';
 }
 
-async function accessToken(this: IHookFunctions): Promise<string> {
+export async function accessToken(this: LifecycleContext): Promise<string> {
 	const credentials = await this.getCredentials('serviceApi');
 	return typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
 }
@@ -91,6 +95,22 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	await removeEndpointsElsewhere.call(this, url);
 	await removeEndpointsAt.call(this, url);
 
+	const created = await registerEndpoint.call(this, url, settings.signingKeyEncoding);
+	const entry = { id: created.id, createdAt: new Date().toISOString(), ...(isTestRegistration.call(this) ? { test: true } : {}) };
+	storeSealed(staticData, url, entry, created.secret, await accessToken.call(this), Date.now());
+	return true;
+}
+
+/**
+ * POSTs `url` to the Service and hands back the new endpoint's id and its one-time secret, checked
+ * to decode; an endpoint whose secret cannot be kept is deleted again before the error. Used by
+ * activation (create) and by a delivery that renews the endpoint (renewal.ts).
+ */
+export async function registerEndpoint(
+	this: LifecycleContext,
+	url: string,
+	signingKeyEncoding: Parameters<typeof decodeSigningSecret>[1],
+): Promise<{ id?: string; secret: string }> {
 	const answer = await serviceRequest.call(this, { method: 'POST', path: ENDPOINTS_PATH, body: { url } });
 	const created = readCreatedEndpoint(answer.body);
 	// Nothing left behind: an endpoint whose secret cannot be kept is deleted before the error.
@@ -103,7 +123,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		});
 	}
 	try {
-		decodeSigningSecret(created.secret, settings.signingKeyEncoding);
+		decodeSigningSecret(created.secret, signingKeyEncoding);
 	} catch (error) {
 		await removeCreated();
 		// SigningSecretError messages never contain the secret; anything else gets no detail.
@@ -112,9 +132,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			description: `${words} The endpoint was removed again.`,
 		});
 	}
-	const entry = { id: created.id, createdAt: new Date().toISOString(), ...(isTestRegistration.call(this) ? { test: true } : {}) };
-	storeSealed(staticData, url, entry, created.secret, await accessToken.call(this), Date.now());
-	return true;
+	return { id: created.id, secret: created.secret };
 }
 
 /** Deletes the endpoint where its id is known and always forgets the stored state for this URL. */
@@ -135,7 +153,7 @@ export async function deleteEndpoint(this: IHookFunctions): Promise<boolean> {
  * Deletes the endpoints this node registered under an earlier public URL of n8n (WEBHOOK_URL
  * changed): nothing reaches them any more, and left alone the Service would keep one per URL.
  */
-async function removeEndpointsElsewhere(this: IHookFunctions, url: string): Promise<void> {
+async function removeEndpointsElsewhere(this: LifecycleContext, url: string): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	for (const [oldUrl, endpoint] of endpointsElsewhere(staticData, url, isTestRegistration.call(this))) {
 		this.logger.info(`Service Trigger: n8n's webhook URL is now ${url}; deleting the endpoint registered for the earlier URL ${oldUrl}.`);
@@ -149,7 +167,7 @@ async function removeEndpointsElsewhere(this: IHookFunctions, url: string): Prom
  * Deletes every endpoint the Service lists at `url`. The listing is not in the spec: where the
  * Service has none (404/405) or it cannot be read, only the stored endpoint is known, and that is said.
  */
-async function removeEndpointsAt(this: IHookFunctions, url: string): Promise<void> {
+export async function removeEndpointsAt(this: LifecycleContext, url: string, keep?: string): Promise<void> {
 	let ids: string[] | undefined;
 	try {
 		const listing = await serviceRequest.call(this, { method: 'GET', path: ENDPOINTS_PATH }, { allowStatuses: [404, 405], maxAttempts: 2 });
@@ -163,18 +181,19 @@ async function removeEndpointsAt(this: IHookFunctions, url: string): Promise<voi
 		);
 		return;
 	}
-	for (const id of ids) await removeEndpoint.call(this, id);
+	for (const id of ids) if (id !== keep) await removeEndpoint.call(this, id);
 }
 
 /**
  * DELETE /v1/reader/webhooks/{id}. The spec does not show this route: 404 (already gone) and 405
- * (not supported) are fine, and no failure may block deactivation, so it only logs.
+ * (not supported) are fine, and no failure may block deactivation, so it only logs. True when the
+ * endpoint is gone (deleted, or already gone).
  */
-async function removeEndpoint(this: IHookFunctions, id: string): Promise<void> {
+export async function removeEndpoint(this: LifecycleContext, id: string): Promise<boolean> {
 	const problem = pathSegmentProblem('The webhook endpoint id', id);
 	if (problem) {
 		this.logger.warn(`Service Trigger: not deleting the webhook endpoint at the Service: ${problem}`);
-		return;
+		return false;
 	}
 	try {
 		const answer = await serviceRequest.call(
@@ -187,9 +206,11 @@ async function removeEndpoint(this: IHookFunctions, id: string): Promise<void> {
 				`Service Trigger: the Service does not delete webhook endpoints over the API; remove endpoint ${id} in the Service if it should stop.`,
 			);
 		}
+		return answer.statusCode !== 405;
 	} catch (error) {
 		this.logger.warn(
 			`Service Trigger: could not delete webhook endpoint ${id} at the Service (${(error as Error).message}); remove it in the Service if it still exists.`,
 		);
+		return false;
 	}
 }

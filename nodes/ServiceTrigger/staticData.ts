@@ -1,8 +1,9 @@
 /**
- * The trigger's node static data (`getWorkflowStaticData('node')`) holds one key, written only by
- * activation and deactivation, never by an execution (redelivery.ts says why):
+ * The trigger's node static data (`getWorkflowStaticData('node')`) holds one key, written by
+ * activation and deactivation and by a delivery that seals the secret again or renews the endpoint
+ * (renewal.ts), never by an execution (redelivery.ts says why):
  *
- *   endpoints:   { [webhook URL]: { id?, sealedSecret, createdAt, test? } }
+ *   endpoints:   { [webhook URL]: { id?, sealedSecret, createdAt, test?, renewalAttemptedAt? } }
  *
  * Entries are keyed by webhook URL because n8n registers the test URL and the production URL
  * through the same create() and both share this static data: keying by URL keeps a test
@@ -17,6 +18,8 @@ export interface StoredEndpoint {
 	createdAt: string;
 	/** Registered while the editor listened for a test event (n8n's test URL), not by activation. */
 	test?: boolean;
+	/** When a delivery last tried to renew this URL's endpoint (renewal.ts: at most once an hour). */
+	renewalAttemptedAt?: string;
 }
 
 type StaticData = Record<string, unknown>;
@@ -34,6 +37,7 @@ export function storedEndpoints(staticData: StaticData): Record<string, StoredEn
 			sealedSecret: record.sealedSecret,
 			createdAt: typeof record.createdAt === 'string' ? record.createdAt : '',
 			...(record.test === true ? { test: true } : {}),
+			...(typeof record.renewalAttemptedAt === 'string' ? { renewalAttemptedAt: record.renewalAttemptedAt } : {}),
 		};
 	}
 	return endpoints;

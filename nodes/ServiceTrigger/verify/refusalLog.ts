@@ -69,6 +69,6 @@ export function refusalWords(reason: RefusalReason, detail?: string): string {
 		case 'no_endpoint':
 			return 'no webhook endpoint is registered for this trigger (activate the workflow again, or set Webhook Signing Secret in the credential for an endpoint created outside n8n)';
 		case 'token_changed':
-			return 'the stored signing secret cannot be unsealed with the credential\'s current access token (was the token changed?). Every delivery is refused until you deactivate and activate this workflow, which registers a new endpoint; the Service retries refused deliveries for 24 hours';
+			return 'the stored signing secret cannot be unsealed with the credential\'s current access token (was the token changed?) and this n8n process does not hold it. The trigger registers a new endpoint on its own, at most once an hour (the log and the execution list say when); if that keeps failing, deactivate and activate this workflow';
 	}
 }

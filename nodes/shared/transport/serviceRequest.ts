@@ -6,6 +6,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IPollFunctions,
+	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -18,7 +19,8 @@ import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
 
-export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IPollFunctions;
+// IWebhookFunctions: the trigger renews its endpoint from a delivery (ServiceTrigger/renewal.ts).
+export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IPollFunctions | IWebhookFunctions;
 
 export interface ServiceCall {
 	method: IHttpRequestMethods;
