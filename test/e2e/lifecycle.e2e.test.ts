@@ -139,6 +139,48 @@ describe('trigger lifecycle in a real n8n: routine changes leave one endpoint pe
 		expect([counts[first.alertId], counts[afterRestart]]).toEqual([1, 1]);
 	}, 420_000);
 
+	test('after the access token is rotated and n8n restarted before the next delivery, deliveries resume without a person: the first one renews each endpoint, and the log and the execution list say so', async () => {
+		const { sandbox, n8n, webhookUrls } = running();
+		const before = sandbox.control.webhookEndpoints().map((endpoint) => endpoint.id);
+		const token = sandbox.control.rotateToken();
+		await n8n.importCredentials([{ id: credentialId, name: 'Service API', type: 'serviceApi', data: serviceApi(sandbox, { token }) }]);
+		// No process holds the secrets any more: the sealed ones open only with the old token.
+		await n8n.restart();
+
+		// ledger_high reaches both example workflows: each refuses it (it cannot be verified) and renews its endpoint.
+		const lost = await emitLedgerHigh();
+		expect(lost.statuses).toEqual([401, 401]);
+		await settledOn(n8n, sandbox, webhookUrls);
+		const after = sandbox.control.webhookEndpoints().map((endpoint) => endpoint.id);
+		for (const id of before) {
+			expect(after).not.toContain(id);
+			expect((await endpointDeletes(sandbox, id)).map((request) => request.status)).toEqual([204]);
+		}
+		expect(sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' }).filter((request) => request.status === 201).length).toBeGreaterThanOrEqual(2);
+		expect(n8n.logs()).toContain('no n8n process holds it (the token was changed and n8n restarted). Registered a new endpoint');
+		expect(n8n.logs()).not.toContain(token);
+		// The execution list: one failed execution per trigger workflow, saying what happened.
+		for (const name of Object.keys(triggers) as TriggerExample[]) {
+			const failed = await waitFor(
+				async () => {
+					const list = (await n8n.api.executions(exampleIds[name])).filter(
+						(execution) => execution.status === 'error' && JSON.stringify(execution.data?.resultData ?? {}).includes('The Service Trigger registered a new endpoint'),
+					);
+					return list.length > 0 ? list : undefined;
+				},
+				{ what: `the failed execution reporting the renewal in ${name}`, timeoutMs: 60_000 },
+			);
+			expect(failed).toHaveLength(1);
+			expect(JSON.stringify(failed[0].data)).not.toContain(token);
+		}
+
+		// Without a person: the next alert is delivered to the new endpoints and verified, and again after a restart.
+		await ledgerAlertStarts();
+		await n8n.restart();
+		await ledgerAlertStarts();
+		await settledOn(n8n, sandbox, webhookUrls);
+	}, 420_000);
+
 	test("after the workflow's static data is lost, deliveries are refused naming the workflow and what to do; activating it again leaves one endpoint", async () => {
 		const { sandbox, n8n, webhookUrls } = running();
 		const orphan = sandbox.control.webhookEndpoints().find((endpoint) => endpoint.url === webhookUrls.ledgerAlert);

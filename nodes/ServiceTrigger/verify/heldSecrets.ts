@@ -2,8 +2,8 @@
  * The signing secrets this n8n process created or unsealed, by their sealed form. A sealed secret
  * opens only with the access token it was sealed with, so after the token is rotated in the
  * credential the trigger could verify nothing; with the secret still held here it seals it again
- * under the new token instead, and no delivery is refused. Gone with the process (a restart after a
- * rotation needs a re-activation: refusalLog.ts says so). Pure: no n8n types, no clock.
+ * under the new token instead, and no delivery is refused. Gone with the process (after a restart that
+ * followed a rotation, renewal.ts registers a new endpoint). Pure: no n8n types, no clock.
  */
 import { BoundedMemory } from '../boundedMemory';
 import type { StoredEndpoint } from '../staticData';
