@@ -12,6 +12,7 @@
 import type { INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { getServiceSettings } from '../shared/transport/serviceRequest';
+import type { ServiceSettings } from '../shared/transport/settings';
 import { BoundedMemory } from './boundedMemory';
 import { accessToken, registerEndpoint, removeEndpoint, removeEndpointsAt, webhookUrl } from './lifecycle';
 import { storedEndpoints, storeEndpoint } from './staticData';
@@ -62,11 +63,13 @@ export async function renewEndpoint(this: IWebhookFunctions, trigger: string): P
 			: undefined;
 	};
 	if (due() === undefined) return undefined;
-	let settings, token;
+	let settings: ServiceSettings;
+	let token: string;
 	try {
 		settings = await getServiceSettings.call(this);
 		token = await accessToken.call(this);
 	} catch {
+		// The credential cannot be read: the refusal's own log line says why.
 		return undefined;
 	}
 	// Checked again after the reads, with no await before the attempt is recorded: of deliveries
