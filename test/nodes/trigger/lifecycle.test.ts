@@ -516,6 +516,7 @@ describe('Service Trigger renews its endpoint when the token was rotated and n8n
 		expect(sandbox.control.webhookEndpoints().map((e) => e.id)).not.toContain(renewed.id);
 		const next = sandbox.control.emit('ledger_high', { organisation: KE });
 		expect((await sandbox.control.whenSettled(next.alertId)).map((d) => d.attempts.map((a) => a.status))).toEqual([[200]]);
+		await settled([afterHour]);
 	});
 
 	it('in the healthy state a forged delivery registers nothing, also right after a restart', async () => {
