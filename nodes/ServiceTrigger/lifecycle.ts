@@ -153,7 +153,7 @@ export async function deleteEndpoint(this: IHookFunctions): Promise<boolean> {
  * Deletes the endpoints this node registered under an earlier public URL of n8n (WEBHOOK_URL
  * changed): nothing reaches them any more, and left alone the Service would keep one per URL.
  */
-async function removeEndpointsElsewhere(this: LifecycleContext, url: string): Promise<void> {
+async function removeEndpointsElsewhere(this: IHookFunctions, url: string): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	for (const [oldUrl, endpoint] of endpointsElsewhere(staticData, url, isTestRegistration.call(this))) {
 		this.logger.info(`Service Trigger: n8n's webhook URL is now ${url}; deleting the endpoint registered for the earlier URL ${oldUrl}.`);
@@ -164,8 +164,9 @@ async function removeEndpointsElsewhere(this: LifecycleContext, url: string): Pr
 }
 
 /**
- * Deletes every endpoint the Service lists at `url`. The listing is not in the spec: where the
- * Service has none (404/405) or it cannot be read, only the stored endpoint is known, and that is said.
+ * Deletes every endpoint the Service lists at `url` but `keep` (a renewal's new one). The listing is not
+ * in the spec: where the Service has none (404/405) or it cannot be read, only the stored endpoint is
+ * known, and that is said.
  */
 export async function removeEndpointsAt(this: LifecycleContext, url: string, keep?: string): Promise<void> {
 	let ids: string[] | undefined;
