@@ -43,6 +43,11 @@ export interface SandboxControl {
 	shares(reader?: ReaderKey): Share[];
 	/** The reader's rules move a shared company to another tier (and decision due): emits reader_tier_changed. */
 	setTier(ke: string, tier: string, options?: { decisionDue?: boolean; reader?: ReaderKey }): Alert;
+	/**
+	 * The reader's rules move a shared company to another tier (emits reader_tier_changed) or make its
+	 * review due (emits reader_decision_due): the portfolio row changes, the share stays.
+	 */
+	changeShare(ke: string, change: { tier?: string; decisionDue?: boolean }, reader?: ReaderKey): Alert[];
 	setReaderFlags(flags: { exportsEnabled?: boolean; readerAdmin?: boolean }, reader?: ReaderKey): void;
 	/** The reader admin confirms their passkey, `minutesAgo` minutes ago (default now). */
 	confirmPasskey(options?: { minutesAgo?: number; reader?: ReaderKey }): void;
@@ -141,6 +146,19 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 			return alerts.emit('reader_tier_changed', { organisation: ke }, { reader: key });
 		},
 		shares: (key) => [...reader(key).shares.values()].map((s) => ({ ...s })),
+		changeShare(ke, change, key = 'reader') {
+			const share = reader(key).shares.get(ke);
+			if (share?.state !== 'shared') throw new Error(`${ke} is not shared with reader ${key}; nothing to change.`);
+			state.setShare(key, { ...share, ...change, changedAt: state.nowIso() });
+			const sent: Alert[] = [];
+			if (change.tier !== undefined && change.tier !== share.tier) {
+				sent.push(alerts.emit('reader_tier_changed', { organisation: ke }, { reader: key }));
+			}
+			if (change.decisionDue === true && !share.decisionDue) {
+				sent.push(alerts.emit('reader_decision_due', { organisation: ke }, { reader: key }));
+			}
+			return sent;
+		},
 		setReaderFlags(flags, key) {
 			const org = reader(key);
 			if (flags.exportsEnabled !== undefined) org.exportsEnabled = flags.exportsEnabled;

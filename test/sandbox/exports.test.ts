@@ -81,6 +81,24 @@ describe('portfolio export', () => {
 		expect(reply.json()).toEqual({ error: { code: 'invalid_parameter', message } });
 	});
 
+	it('changeShare changes the company\'s portfolio row (the cached page too) and sends the matching alerts; a company that does not share is refused', async () => {
+		const alerts = sandbox.control.changeShare('KE-1002', { tier: 'tier-3', decisionDue: true });
+		try {
+			expect(alerts.map((alert) => alert.eventType)).toEqual(['reader_tier_changed', 'reader_decision_due']);
+			const pages = await client.allPages('/v1/reader/exports/portfolio?format=json&page_size=100');
+			const rows = pages.flatMap((p) => p.json().data as Array<Record<string, unknown>>);
+			expect(rows.find((row) => row.ke === 'KE-1002')).toEqual(expect.objectContaining({ tier: 'tier-3', decision_due: true }));
+			expect(rows.map((row) => row.ke)).toHaveLength(10);
+			// A change to what it already has sends nothing.
+			expect(sandbox.control.changeShare('KE-1002', { tier: 'tier-3' })).toEqual([]);
+		} finally {
+			sandbox.control.changeShare('KE-1002', { tier: 'tier-2', decisionDue: false });
+		}
+		const first = await client.request('/v1/reader/exports/portfolio?format=csv&page_size=2');
+		expect(dataRows(first.text, portfolioHeader)).toBe(portfolioRows.slice(0, 2).join(''));
+		expect(() => sandbox.control.changeShare('KE-1011', { tier: 'tier-1' })).toThrow('KE-1011 is not shared with reader reader; nothing to change.');
+	});
+
 	it('refuses a cursor issued by another listing', async () => {
 		const expiries = await client.request('/v1/reader/exports/expiries?page_size=1');
 		const cursor = expiries.headers['x-service-next-cursor'] as string;

@@ -19,7 +19,7 @@ const routes: Route[] = [
 
 /** Control methods reachable over HTTP (`POST /__control/<method>` with `{"args": [...]}`). */
 const httpControlMethods: ReadonlyArray<keyof SandboxControl> = [
-	'addCompany', 'companies', 'grantShare', 'revokeShare', 'endShare', 'shares', 'setReaderFlags', 'confirmPasskey',
+	'addCompany', 'companies', 'grantShare', 'revokeShare', 'endShare', 'shares', 'changeShare', 'setReaderFlags', 'confirmPasskey',
 	'setInvitationStatus', 'invitations', 'statements', 'policyRuns', 'sso', 'rolesForGroups', 'addWebhookEndpoint', 'removeWebhookEndpoint', 'rotateToken',
 	'webhookEndpoints', 'failPage', 'failRoute', 'clearFaults', 'emit', 'redeliver', 'sendStale', 'sendTampered', 'deliveries',
 	'whenSettled', 'accessLog', 'companyAccessLog', 'requests', 'clearRequests', 'tamperRecord', 'supersedeRecord',
