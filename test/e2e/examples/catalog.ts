@@ -9,6 +9,8 @@ export const exampleFiles = {
 	ledgerAlert: 'ledger-high-chat-alert.json',
 	shareRevoked: 'share-revoked-mark-crm.json',
 	supplierCheck: 'check-a-supplier.json',
+	changesCrm: 'portfolio-changes-to-crm.json',
+	changesSheet: 'portfolio-changes-to-sheet.json',
 } as const;
 
 export type ExampleName = keyof typeof exampleFiles;
@@ -16,14 +18,16 @@ export type ExampleName = keyof typeof exampleFiles;
 /** Examples started by the Service Trigger (activated); the others run by hand. */
 export const triggerExamples: readonly ExampleName[] = ['ledgerAlert', 'shareRevoked'];
 export const manualExamples: readonly ExampleName[] = ['portfolio', 'invitations', 'supplierCheck'];
+/** Examples started by the Service Changes Trigger (polling): test/e2e/changes-trigger.e2e.test.ts imports them itself. */
+export const pollingExamples: readonly ExampleName[] = ['changesCrm', 'changesSheet'];
 
 /** The sample file the invitation example reads. */
 export const suppliersCsvPath = join(repoRoot, 'examples', 'suppliers.csv');
 
 /**
  * The placeholders the example files carry, as a user sees them after importing: the credential
- * id (n8n asks for the credential), the Slack and CRM addresses, the CSV file's path, and the company
- * picked from the list.
+ * id (n8n asks for the credential), the Slack and CRM addresses, the CSV file's path, the company
+ * picked from the list, and the Google spreadsheet and its credential.
  */
 export const placeholders = {
 	credentialId: 'REPLACE_WITH_YOUR_SERVICE_API_CREDENTIAL',
@@ -31,6 +35,8 @@ export const placeholders = {
 	crmUrl: 'https://crm.example.com',
 	suppliersCsv: '/home/node/.n8n-files/suppliers.csv',
 	companyKe: 'REPLACE_WITH_A_COMPANY_KE',
+	spreadsheetId: 'REPLACE_WITH_YOUR_SPREADSHEET_ID',
+	googleCredentialId: 'REPLACE_WITH_YOUR_GOOGLE_SHEETS_CREDENTIAL',
 } as const;
 
 export type ExampleValues = Record<keyof typeof placeholders, string>;

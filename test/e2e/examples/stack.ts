@@ -15,6 +15,8 @@ export const exampleIds: Record<ExampleName, string> = {
 	ledgerAlert: 'svcLedgerAlert01',
 	shareRevoked: 'svcShareRevoked1',
 	supplierCheck: 'svcSupplierCheck',
+	changesCrm: 'svcChangesToCrm1',
+	changesSheet: 'svcChangesSheet1',
 };
 export const credentialId = 'svcServiceApiCr1';
 /** Where the sink takes the chat messages (Slack's place) and the CRM calls. */
@@ -119,6 +121,9 @@ export async function startExampleStack(options: ExampleStackOptions): Promise<E
 			suppliersCsv: join(files, 'suppliers.csv'),
 			// What a user picks From List: a company that shares.
 			companyKe: 'KE-1001',
+			// Not used by the examples this stack imports (Google cannot be reached from a test).
+			spreadsheetId: 'not-a-spreadsheet',
+			googleCredentialId: 'noGoogleCredential',
 		};
 		const names = [...manualExamples, ...triggerExamples];
 		await n8n.importWorkflows(names.map((name) => filledExample(name, exampleIds[name], values)));
