@@ -8,9 +8,10 @@
  *   npm run bench -- --only trigger --merge    re-measure one part into the existing results file
  *   npm run bench -- --only trigger --no-legacy-engine   item 3 with n8n as installed only (no second n8n)
  *   npm run bench -- --only trigger --sandbox-in-process  item 3 with the sandbox inside the timing process (the method before 2026-11-25)
+ *   npm run bench -- --only changes --out bench/tmp/changes.json   item 5: one unchanged poll of the Changes Trigger against one file
  */
-export type Section = 'verifier' | 'limit' | 'export' | 'trigger';
-export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger'];
+export type Section = 'verifier' | 'limit' | 'export' | 'trigger' | 'changes';
+export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger', 'changes'];
 
 export interface BenchOptions {
 	quick: boolean;
@@ -39,6 +40,8 @@ export interface BenchOptions {
 	legacyEngine: boolean;
 	/** Item 3 with the sandbox in the benchmark's own process, whose event loop also times the deliveries. */
 	sandboxInProcess: boolean;
+	/** Item 5: companies in the portfolio the Changes Trigger polls. */
+	changesRows: number;
 }
 
 const defaults: BenchOptions = {
@@ -61,6 +64,7 @@ const defaults: BenchOptions = {
 	merge: false,
 	legacyEngine: true,
 	sandboxInProcess: false,
+	changesRows: 100_000,
 };
 
 const quick: Partial<BenchOptions> = {
@@ -83,6 +87,7 @@ const numberFlags = new Map<string, NumberOption>([
 	['--trigger-rounds', 'triggerRounds'],
 	['--timeout-s', 'timeoutSeconds'],
 	['--rss-limit-mib', 'rssLimitMiB'],
+	['--changes-rows', 'changesRows'],
 ]);
 
 export function parseOptions(argv: string[]): BenchOptions {

@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 
 import type { LimitResult } from './limit';
 import type { MachineInfo } from './machine';
+import type { ChangesResult } from './changes';
 import type { BenchOptions, Section } from './options';
 import type { TriggerResult } from './trigger';
 import type { VariantResult } from './exports';
@@ -56,6 +57,8 @@ export interface BenchResults {
 	 * this run shows what is left without that. Not what the target is judged on.
 	 */
 	triggerLegacyEngine?: TriggerResult;
+	/** Item 5, one unchanged poll of the Service Changes Trigger against the same export as one file. */
+	changes?: ChangesResult;
 	targets: TargetCheck[];
 	errors: string[];
 	/** What a --merge run kept from the earlier results within a section it measured (e.g. export sizes not re-run). */

@@ -5,7 +5,8 @@
  * results.ts; options.ts for the flags; docs/performance.md, whose generated block it rewrites).
  *
  * Order: item 4 (verifier), then per portfolio size item 2 (the limit) and item 1 (exports in a
- * real n8n), then item 3 (the trigger under load in a real n8n). At most one n8n runs at a time.
+ * real n8n), then item 3 (the trigger under load in a real n8n), then item 5 (one unchanged poll of
+ * the Changes Trigger against the export as one file, bench/changes.ts). At most one n8n runs at a time.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { packPackage } from '../test/e2e/n8n';
 import { n8nInstall } from '../test/e2e/n8n-install';
 import { randomToken } from '../test/sandbox/state';
 import { prepareExecuteHost, type ExecuteHost } from './executeHost';
+import { benchChanges, changesLines } from './changes';
 import { benchExportSize } from './exports';
 import { benchCredentials, exportWorkflow, type ExportVariant } from './exportWorkflows';
 import { benchLimit } from './limit';
@@ -74,7 +76,7 @@ async function main(): Promise<void> {
 	}
 
 	let tarball: string | undefined;
-	if (wants('export') || wants('trigger')) {
+	if (wants('export') || wants('trigger') || wants('changes')) {
 		await attempt('packing the package', async () => {
 			results.n8nVersion = (await n8nInstall()).version;
 			tarball = await packPackage(repoRoot, join(workDir, 'pack'));
@@ -114,6 +116,27 @@ async function main(): Promise<void> {
 		}
 	}
 
+	if (wants('changes') && tarball) {
+		await attempt('changes', async () => {
+			log('bench: item 5, one unchanged poll of the Service Changes Trigger against the export as one file');
+			results.changes = await benchChanges({
+				tarball: tarball!,
+				rows: options.changesRows,
+				pageSize: options.pageSize,
+				runs: options.runs,
+				limits: {
+					timeoutSeconds: options.timeoutSeconds,
+					rssLimitMiB: options.rssLimitMiB,
+					sampleEveryMs: options.sampleEveryMs,
+					pageSize: options.pageSize,
+					workDir,
+				},
+				log,
+			});
+			for (const error of results.changes.errors) results.errors.push(`changes: ${error}`);
+		});
+	}
+
 	results.machine.loadAtEnd = roundedLoad();
 	results.loads = Object.fromEntries(options.only.map((section) => [section, { start: results.machine.loadAtStart, end: results.machine.loadAtEnd }]));
 	const out = resolve(repoRoot, options.out);
@@ -129,6 +152,7 @@ async function main(): Promise<void> {
 	if (out === resolve(repoRoot, 'bench/results.json')) writePerformancePage(full);
 
 	console.log(table);
+	if (results.changes) console.log(`\n${changesLines(results.changes).join('\n')}`);
 	console.log('');
 	for (const target of targets) console.log(`- ${target.target}: ${target.words}`);
 	for (const error of results.errors) console.log(`- error: ${error}`);
@@ -212,6 +236,7 @@ const sectionKeys: Record<Section, ReadonlyArray<keyof Measured>> = {
 	limit: ['limit'],
 	export: ['exports', 'baseline'],
 	trigger: ['trigger', 'triggerLegacyEngine'],
+	changes: ['changes'],
 };
 
 /**
