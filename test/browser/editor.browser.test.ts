@@ -251,6 +251,33 @@ describe('the editor in a real browser', () => {
 		expect(sandbox.control.webhookEndpoints().filter((e) => e.url.includes('/webhook-test/'))).toEqual([]);
 	}, 180_000);
 
+	test('Service Changes Trigger: added from the nodes panel, Fetch Test Event shows a sample of the portfolio as added rows', async () => {
+		const { page, n8n, sandbox } = running();
+		await newWorkflowAndSearch(page, n8n, 'Service');
+		await creatorItem(page, 'Service Changes Trigger').click();
+		const addToWorkflow = page.getByTestId('node-creator').getByRole('button', { name: 'Add to workflow' });
+		// A trigger without actions offers "Add to workflow" in the panel; otherwise the node is open already.
+		await addToWorkflow.or(page.getByTestId('ndv')).first().waitFor();
+		if (await addToWorkflow.isVisible()) await addToWorkflow.click();
+		// The example stack's credential, so that this test also runs alone (-t).
+		await chooseCredential(page, 'Service API');
+		expect(await parameter(page, 'export').locator('input').inputValue()).toBe('Portfolio');
+
+		const before = sandbox.control.requests({ method: 'GET', path: '/v1/reader/exports/portfolio' }).length;
+		await page.getByTestId('ndv').getByRole('button', { name: 'Fetch Test Event' }).click();
+		await showOutputAsTable(page);
+		const [header, ...rows] = await outputTable(page);
+		expect(header).toEqual(expect.arrayContaining(['change', 'export', 'key', 'row']));
+		// A sample: the first rows of the portfolio, each as `added`, read from the Service just now.
+		const keys = rows.map((row) => row[header.indexOf('key')]);
+		const shared = sandbox.control.shares().filter((share) => share.state === 'shared').map((share) => share.ke);
+		expect(keys.length).toBeGreaterThan(0);
+		for (const key of keys) expect(shared).toContain(key);
+		expect(rows.map((row) => row[header.indexOf('change')])).toEqual(keys.map(() => 'added'));
+		expect(sandbox.control.requests({ method: 'GET', path: '/v1/reader/exports/portfolio' }).length).toBeGreaterThan(before);
+		await screenshot(page, 'changes-test-event', undefined, { width: 1920, height: 900 });
+	}, 120_000);
+
 	test('Service Reader: a company picked by typing part of its name is the one fetched', async () => {
 		const { page, n8n, sandbox } = running();
 		await page.goto(`${n8n.url}/workflow/${exampleIds.supplierCheck}`);
