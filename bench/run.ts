@@ -76,7 +76,7 @@ async function main(): Promise<void> {
 	}
 
 	let tarball: string | undefined;
-	if (wants('export') || wants('trigger') || wants('changes')) {
+	if (wants('export') || wants('trigger')) {
 		await attempt('packing the package', async () => {
 			results.n8nVersion = (await n8nInstall()).version;
 			tarball = await packPackage(repoRoot, join(workDir, 'pack'));
@@ -116,21 +116,14 @@ async function main(): Promise<void> {
 		}
 	}
 
-	if (wants('changes') && tarball) {
+	if (wants('changes')) {
 		await attempt('changes', async () => {
 			log('bench: item 5, one unchanged poll of the Service Changes Trigger against the export as one file');
 			results.changes = await benchChanges({
-				tarball: tarball!,
 				rows: options.changesRows,
 				pageSize: options.pageSize,
 				runs: options.runs,
-				limits: {
-					timeoutSeconds: options.timeoutSeconds,
-					rssLimitMiB: options.rssLimitMiB,
-					sampleEveryMs: options.sampleEveryMs,
-					pageSize: options.pageSize,
-					workDir,
-				},
+				workDir,
 				log,
 			});
 			for (const error of results.changes.errors) results.errors.push(`changes: ${error}`);
