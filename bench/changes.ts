@@ -7,8 +7,8 @@
  * Why not a real n8n server: n8n 2.40 runs a poll when a workflow is activated, but the public API's
  * activation answers before that poll ends (the first version of this item timed 70 ms for 100,000
  * rows and read an empty state), and a scheduled poll that emits nothing leaves no mark to time it by.
- * The poll measured is the activation poll of a workflow whose state was saved by an earlier
- * baseline poll, as after a restart: the state is read back, the export read whole and compared.
+ * The poll measured is poll() alone in n8n-core's PollContext, on the state an earlier baseline poll
+ * left (read back as after a restart): the export read whole and compared. docs/performance.md, item 5.
  */
 import { spawn } from 'node:child_process';
 

@@ -3,9 +3,9 @@
  * the parent): n8n-core's engine as the node tests run it (test/harness), the package's nodes from
  * source. Modes:
  *   idle       loads everything and does nothing (the process's floor)
- *   baseline   the Changes Trigger's activation poll on no state; writes the state n8n would save
- *   unchanged  the activation poll of a workflow whose saved state is that file (n8n restarted), on an
- *              export that did not change: must emit nothing
+ *   baseline   the Changes Trigger's first poll, on no state; writes the state n8n would save
+ *   unchanged  one poll on the state in that file (read back, as after a restart), on an export that
+ *              did not change: must emit nothing
  *   file       Portfolio > Get Many, Return All, output one CSV file
  * Prints one line `RESULT {json}`: the work's time, the process's RSS just before it and its
  * highest sample during it (every 10 ms), the kernel's high-water mark, and what came out.
