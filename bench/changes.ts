@@ -27,6 +27,7 @@ export interface ChangesResult {
 	rows: number;
 	pageSize: number;
 	method: string;
+	heapMiB: number;
 	idle: PollBenchOutput;
 	baseline: PollBenchOutput;
 	unchanged: PollBenchOutput[];
@@ -45,6 +46,8 @@ export interface ChangesOptions {
 	rows: number;
 	pageSize: number;
 	runs: number;
+	/** --max-old-space-size of each measured process, MiB (0: Node's default): a poll that holds more fails. */
+	heapMiB?: number;
 	workDir: string;
 	log: (line: string) => void;
 }
@@ -69,9 +72,9 @@ async function bundleChild(workDir: string): Promise<string> {
 	return outfile;
 }
 
-function runChild(script: string, input: PollBenchInput, timeoutMs: number): Promise<PollBenchOutput> {
+function runChild(script: string, input: PollBenchInput, timeoutMs: number, heapMiB = 0): Promise<PollBenchOutput> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [script], {
+		const child = spawn(process.execPath, [...(heapMiB > 0 ? [`--max-old-space-size=${heapMiB}`] : []), script], {
 			env: { ...process.env, BENCH_CHANGES: JSON.stringify(input) },
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
@@ -106,7 +109,7 @@ export async function benchChanges(options: ChangesOptions): Promise<ChangesResu
 		log(`  changes: ${rows.toLocaleString('en')} companies, ${pageSize.toLocaleString('en')} a page; ${options.runs} unchanged polls and ${options.runs} one-file exports, alternating`);
 		const script = await bundleChild(options.workDir);
 		const run = async (mode: PollBenchMode) => {
-			const result = await runChild(script, { mode, baseUrl, token, ca: sandbox.ca, statePath }, 600_000);
+			const result = await runChild(script, { mode, baseUrl, token, ca: sandbox.ca, statePath }, 600_000, options.heapMiB);
 			log(`    ${mode}: ${Math.round(result.ms)} ms, RSS ${result.startMiB.toFixed(0)} -> ${result.peakMiB.toFixed(0)} MiB (kernel max ${result.maxRssMiB.toFixed(0)}), ${result.items} item(s)`);
 			return result;
 		};
@@ -132,6 +135,7 @@ export async function benchChanges(options: ChangesOptions): Promise<ChangesResu
 		return {
 			rows,
 			pageSize,
+			heapMiB: options.heapMiB ?? 0,
 			method: 'each run a fresh process (bench/changesPoll.ts, n8n-core engine as in the node tests), sandbox in the bench process',
 			idle,
 			baseline,

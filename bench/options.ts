@@ -42,6 +42,8 @@ export interface BenchOptions {
 	sandboxInProcess: boolean;
 	/** Item 5: companies in the portfolio the Changes Trigger polls. */
 	changesRows: number;
+	/** Item 5: each measured process runs with --max-old-space-size of this many MiB (0: Node's default). */
+	changesHeapMiB: number;
 }
 
 const defaults: BenchOptions = {
@@ -65,6 +67,7 @@ const defaults: BenchOptions = {
 	legacyEngine: true,
 	sandboxInProcess: false,
 	changesRows: 100_000,
+	changesHeapMiB: 0,
 };
 
 const quick: Partial<BenchOptions> = {
@@ -88,6 +91,7 @@ const numberFlags = new Map<string, NumberOption>([
 	['--timeout-s', 'timeoutSeconds'],
 	['--rss-limit-mib', 'rssLimitMiB'],
 	['--changes-rows', 'changesRows'],
+	['--changes-heap-mib', 'changesHeapMiB'],
 ]);
 
 export function parseOptions(argv: string[]): BenchOptions {

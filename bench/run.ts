@@ -123,6 +123,7 @@ async function main(): Promise<void> {
 				rows: options.changesRows,
 				pageSize: options.pageSize,
 				runs: options.runs,
+				heapMiB: options.changesHeapMiB,
 				workDir,
 				log,
 			});
