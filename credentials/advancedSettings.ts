@@ -4,6 +4,8 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
+import { CONCEPT_IDS, conceptLabel, documentedName } from '../nodes/shared/transport/requestNames';
+
 /** The Advanced Settings switch and, behind it, every setting the Service specification leaves open. */
 export const advancedSettingsFields: INodeProperties[] = [
 	{
@@ -73,6 +75,60 @@ export const advancedSettingsFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'page_size',
 		description: 'Name of the query parameter that sets the page size. Leave empty to use the Service\'s default page size.',
+	},
+	{
+		displayName: 'Import Upload',
+		name: 'importUpload',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'options',
+		options: [
+			{ name: 'CSV Body', value: 'csv', description: 'The file as the request body, sent as text/csv' },
+			{ name: 'Multipart Form', value: 'multipart', description: 'The file in one field of a multipart/form-data form' },
+		],
+		default: 'csv',
+		description: 'How Invitation > Import uploads its CSV file',
+	},
+	{
+		displayName: 'Import Form Field',
+		name: 'importFormField',
+		displayOptions: { show: { advancedSettings: [true], importUpload: ['multipart'] } },
+		type: 'string',
+		default: 'file',
+		description: 'The form field the Service reads the CSV file from',
+	},
+	{
+		displayName: 'Request Names',
+		name: 'requestNames',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Request Name',
+		default: {},
+		description: 'The names your Service gives the fields and query parameters the nodes send, where the Service specification does not show them. Leave empty for the documented names.',
+		options: [
+			{
+				displayName: 'Name',
+				name: 'name',
+				values: [
+					{
+						displayName: 'Sent For',
+						name: 'concept',
+						type: 'options',
+						options: CONCEPT_IDS.map((id) => ({ name: conceptLabel(id), value: id, description: `Documented name: ${documentedName(id)}` })),
+						default: 'invitation.company_name',
+						description: 'What the field or parameter carries',
+					},
+					{
+						displayName: 'Service Name',
+						name: 'serviceName',
+						type: 'string',
+						default: '',
+						placeholder: 'companyName',
+						description: 'The name exactly as the Service spells it',
+					},
+				],
+			},
+		],
 	},
 	{
 		displayName: 'Request Timeout (Seconds)',

@@ -10,7 +10,17 @@ import type { ReaderKey, Sandbox } from './index';
  */
 export function dialectOverrides(dialect: Dialect): IDataObject {
 	if (dialect.name === 'default') return {};
-	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, signingKeyEncoding: 'hex' };
+	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, signingKeyEncoding: 'hex', ...requestSettings(dialect) };
+}
+
+/** Request Names and Import Upload as a user of this dialect fills them in (nothing where it reads the documented names). */
+export function requestSettings(dialect: Dialect): IDataObject {
+	const rows = Object.entries(dialect.request.names).map(([concept, serviceName]) => ({ concept, serviceName }));
+	const upload = dialect.request.importUpload;
+	return {
+		...(rows.length ? { requestNames: { name: rows } } : {}),
+		...(upload.form === 'multipart' ? { importUpload: 'multipart', importFormField: upload.field } : {}),
+	};
 }
 
 export interface ServiceApiOptions {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import { defaultAnswerShapes, type AnswerShapes } from './answerShapes';
 import { defaultCsvFormat, type CsvFormat } from './csv';
+import { defaultRequestDialect, nameFor, type RequestDialect } from './requestDialect';
 
 /**
  * Where the spec says "not shown", the sandbox has to choose; a dialect is one set of choices.
@@ -32,6 +33,8 @@ export interface Dialect {
 	saysNotShared: boolean;
 	/** How answers are shaped beyond their names (answerShapes.ts). */
 	answers: AnswerShapes;
+	/** What it reads in requests: field and parameter names, unknown names refused or ignored, the import's upload form (requestDialect.ts). */
+	request: RequestDialect;
 	/** The code and words of an error, as this dialect puts them. */
 	errorWords(code: string, message: string): { code: string; message: string };
 	/** The body of an error answer. */
@@ -51,6 +54,7 @@ export const defaultDialect: Dialect = {
 	signatureSeparator: ',',
 	csv: defaultCsvFormat,
 	answers: defaultAnswerShapes,
+	request: defaultRequestDialect,
 	csvColumns: (columns) => columns,
 	saysNotShared: true,
 	errorWords: (code, message) => ({ code, message }),
@@ -75,6 +79,24 @@ export const altDialect: Dialect = {
 	csv: { delimiter: ';', headerEveryPage: false, lineEnd: '\r\n', bom: true, quoteAll: false },
 	// The catalogue keyed by event type, the created endpoint one level deeper, a passkey asked with 401.
 	answers: { catalogue: 'keyed', endpointNesting: 1, importAs: 'json', passkeyStatus: 401 },
+	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
+	request: {
+		names: {
+			'invitation.company_name': 'companyName',
+			'invitation.registration_number': 'registrationNumber',
+			'invitation.work_email': 'workEmail',
+			'invitation.reader_reference': 'readerReference',
+			'webhook.url': 'target',
+			'policyRun.ke': 'company',
+			'sso.provider_type': 'providerType',
+			'sso.email_domains': 'emailDomains',
+			'sso.group_role_mapping': 'groupRoles',
+			'export.window': 'within_days',
+			'export.json_format': 'output',
+		},
+		unknownNames: 'ignore',
+		importUpload: { form: 'multipart', field: 'upload' },
+	},
 	csvColumns: (columns) => [...columns].reverse(),
 	saysNotShared: false,
 	errorWords(code, message) {
@@ -131,32 +153,51 @@ export function dialectFromEnvironment(): DialectName | undefined {
 	return name;
 }
 
+/** Marks a query parameter this dialect does not read, for the route to refuse or ignore (`unknownNames`). */
+export const UNKNOWN_PARAMETER = '__unknown';
+
 /** The query as the default-dialect routes read it: this dialect's parameter names mapped back. */
 export function canonicalQuery(dialect: Dialect, url: URL): URL {
-	if (dialect.name === 'default') return url;
 	const canonical = new URL(url.toString());
-	// A parameter this dialect does not read is ignored, as a Service ignores unknown parameters.
-	canonical.searchParams.delete('cursor');
-	canonical.searchParams.delete('page_size');
-	const cursor = url.searchParams.get(dialect.cursorParameter);
-	const size = url.searchParams.get(dialect.pageSizeParameter);
-	canonical.searchParams.delete(dialect.cursorParameter);
-	canonical.searchParams.delete(dialect.pageSizeParameter);
-	if (cursor !== null) canonical.searchParams.set('cursor', cursor);
-	if (size !== null) canonical.searchParams.set('page_size', size);
+	canonical.searchParams.delete(UNKNOWN_PARAMETER);
+	if (dialect.cursorParameter !== 'cursor' || dialect.pageSizeParameter !== 'page_size') {
+		// A parameter this dialect does not read is ignored, as a Service ignores unknown parameters.
+		canonical.searchParams.delete('cursor');
+		canonical.searchParams.delete('page_size');
+		const cursor = url.searchParams.get(dialect.cursorParameter);
+		const size = url.searchParams.get(dialect.pageSizeParameter);
+		canonical.searchParams.delete(dialect.cursorParameter);
+		canonical.searchParams.delete(dialect.pageSizeParameter);
+		if (cursor !== null) canonical.searchParams.set('cursor', cursor);
+		if (size !== null) canonical.searchParams.set('page_size', size);
+	}
+	const windowName = nameFor(dialect.request, 'export.window');
+	if (windowName !== 'window') {
+		const window = url.searchParams.get(windowName);
+		if (url.searchParams.has('window')) canonical.searchParams.append(UNKNOWN_PARAMETER, 'window');
+		canonical.searchParams.delete('window');
+		canonical.searchParams.delete(windowName);
+		if (window !== null) canonical.searchParams.set('window', window);
+	}
+	// JSON is asked for with the JSON format parameter and value; `format` itself knows csv only then.
+	const formatName = nameFor(dialect.request, 'export.json_format');
 	const format = url.searchParams.get('format');
-	if (format !== null && format !== 'csv') canonical.searchParams.set('format', format === dialect.jsonFormat ? 'json' : `unknown:${format}`);
+	const jsonAsked = url.searchParams.get(formatName);
+	if (formatName !== 'format') canonical.searchParams.delete(formatName);
+	if (jsonAsked !== null && jsonAsked === dialect.jsonFormat) canonical.searchParams.set('format', 'json');
+	else if (format !== null && format !== 'csv') canonical.searchParams.set('format', `unknown:${format}`);
+	else if (jsonAsked !== null && formatName !== 'format') canonical.searchParams.set('format', `unknown:${jsonAsked}`);
 	return canonical;
 }
 
 /** Query values written in the default dialect's names (cursor, page_size, format=json), as this dialect names them. */
 export function spokenQuery<T>(dialect: Dialect, query: Record<string, T>): Record<string, T | string> {
-	if (dialect.name === 'default') return query;
 	const spoken: Record<string, T | string> = {};
 	for (const [name, value] of Object.entries(query)) {
 		if (name === 'cursor') spoken[dialect.cursorParameter] = value;
 		else if (name === 'page_size') spoken[dialect.pageSizeParameter] = value;
-		else if (name === 'format' && value === 'json') spoken.format = dialect.jsonFormat;
+		else if (name === 'format' && value === 'json') spoken[nameFor(dialect.request, 'export.json_format')] = dialect.jsonFormat;
+		else if (name === 'window') spoken[nameFor(dialect.request, 'export.window')] = value;
 		else spoken[name] = value;
 	}
 	return spoken;
@@ -165,7 +206,7 @@ export function spokenQuery<T>(dialect: Dialect, query: Record<string, T>): Reco
 /** A path written with the default dialect's query names, as a client of this dialect sends it. */
 export function spokenPath(dialect: Dialect, path: string): string {
 	const url = new URL(path, 'https://sandbox');
-	if (dialect.name === 'default' || url.search === '') return path;
+	if (url.search === '') return path;
 	const spoken = new URLSearchParams(spokenQuery(dialect, Object.fromEntries(url.searchParams)));
 	return `${url.pathname}?${spoken.toString()}`;
 }

@@ -129,6 +129,8 @@ describe('credential settings', () => {
 				csvDelimiter: 'auto',
 				csvHeaderRepeat: 'auto',
 				jsonFormat: 'json',
+				requestNames: new Map(),
+				importUpload: { form: 'csv' },
 				webhookSigningSecret: undefined,
 				requestTimeoutMs: 60_000,
 				maxResponseBytes: 64 * 1024 * 1024,

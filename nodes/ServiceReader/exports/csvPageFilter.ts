@@ -24,6 +24,8 @@ export interface CsvPageFilterOptions {
 	maxRows?: number;
 	/** The first page's line end, for a last row that has none. */
 	lineEnd?: string;
+	/** Called with each data row's cells and the header row (the expiries window check); only then are rows split into cells. */
+	onRow?: (cells: string[], header: readonly string[]) => void;
 }
 
 /**
@@ -58,6 +60,8 @@ export class CsvPageFilter {
 	/** The line end of the page's first record: the file's. */
 	lineEnd: string;
 	private out = '';
+	/** The current record's text, kept only for `onRow`. */
+	private recordText = '';
 
 	constructor(private readonly options: CsvPageFilterOptions) {
 		this.firstPage = options.header === undefined;
@@ -113,6 +117,7 @@ export class CsvPageFilter {
 	}
 
 	private emit(text: string): void {
+		if (this.options.onRow) this.recordText += text;
 		if (this.recordIndex === 0 && this.headerPending) this.held += text;
 		else this.out += text;
 	}
@@ -141,9 +146,11 @@ export class CsvPageFilter {
 		}
 		this.atCellStart = true;
 		this.recordHasContent = false;
+		this.recordText = '';
 	}
 
 	private countRow(): void {
+		if (this.options.onRow) this.options.onRow(this.cellsOf(this.recordText), this.options.header ?? this.headerCells ?? []);
 		this.rows++;
 		if (this.options.maxRows !== undefined && this.rows >= this.options.maxRows) this.done = true;
 	}

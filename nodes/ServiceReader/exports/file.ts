@@ -1,4 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { CsvPageFilter } from './csvPageFilter';
 import { pageFailed } from '../../shared/pageErrors';
@@ -6,6 +7,8 @@ import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { Page, PageRequest } from '../../shared/paging';
 import { cursorPages } from '../../shared/paging';
 import type { ExportRun } from './parameters';
+import type { WindowColumn } from './expiryWindow';
+import { outsideWindow, outsideWindowWords, windowColumn } from './expiryWindow';
 
 /** A response body stream; typed structurally because node:stream may not be imported (n8n Cloud rule). */
 type Readable = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
@@ -59,6 +62,22 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 		return chunk;
 	};
 
+	// Expiries with a window: every streamed row is held against it, as in items mode.
+	const window = run.window;
+	let column: WindowColumn | undefined;
+	let checked = 0;
+	const node = this.getNode();
+	const onRow = window === undefined ? undefined : (cells: string[], header: readonly string[]) => {
+		const row = Object.fromEntries(header.map((name, i) => [name, cells[i]]));
+		column ??= windowColumn(header, row);
+		checked++;
+		const why = column && outsideWindow(row, column, window);
+		if (why) {
+			const words = outsideWindowWords(checked, why, window);
+			throw new NodeOperationError(node, words.message, { description: words.description, itemIndex: run.itemIndex });
+		}
+	};
+
 	async function* csvChunks(firstPage: Page<Readable>): AsyncGenerator<Buffer> {
 		// What the first page's header row shows (cells, delimiter, line end) reads every later page.
 		let first: Pick<CsvPageFilter, 'headerCells' | 'delimiter' | 'lineEnd'> | undefined;
@@ -72,6 +91,7 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 					lineEnd: first?.lineEnd,
 					stripFormulaGuard,
 					maxRows: limit === undefined ? undefined : limit - rows,
+					onRow,
 				});
 				// ignoreBOM keeps a byte order mark in the text: the filter decides what to do with it.
 				const decoder = new TextDecoder('utf-8', { ignoreBOM: true });

@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { CsvPages } from '../../shared/csv';
 import { pageRows } from '../../shared/exportRows';
@@ -7,6 +8,8 @@ import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { PageRequest } from '../../shared/paging';
 import { cursorPages } from '../../shared/paging';
 import type { ExportRun } from './parameters';
+import type { WindowColumn } from './expiryWindow';
+import { outsideWindow, outsideWindowWords, windowColumn } from './expiryWindow';
 
 /**
  * Rows as items, page by page, stopping (without fetching another page) once Limit is reached.
@@ -24,6 +27,18 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 
 	// One reading per export: the delimiter and header row are found once, on the first page.
 	const csv = new CsvPages({ delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat, stripFormulaGuard: parameters.stripFormulaGuard });
+	// Expiries with a window: found once, on the first row, then every row is held against it.
+	let column: WindowColumn | undefined;
+	const checkWindow = (row: unknown, index: number) => {
+		if (run.window === undefined || row === null || typeof row !== 'object' || Array.isArray(row)) return;
+		const fields = row as Record<string, unknown>;
+		column ??= windowColumn(Object.keys(fields), fields);
+		const why = column && outsideWindow(fields, column, run.window);
+		if (why) {
+			const words = outsideWindowWords(index, why, run.window);
+			throw new NodeOperationError(this.getNode(), words.message, { description: words.description, itemIndex: run.itemIndex });
+		}
+	};
 	try {
 		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
 			let rows: unknown[];
@@ -34,6 +49,7 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 			}
 			for (const row of rows) {
 				if (limit !== undefined && items.length >= limit) break;
+				checkWindow(row, items.length + 1);
 				items.push({ json: asJson(row) });
 			}
 			if (limit !== undefined && items.length >= limit) break;

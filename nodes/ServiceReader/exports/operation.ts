@@ -24,9 +24,14 @@ export async function runExport(
 	const run: ExportRun = {
 		spec,
 		parameters,
-		paging: exportPaging(settings, parameters.query.format === 'json' ? { ...parameters.query, format: settings.jsonFormat } : parameters.query),
+		// format=json and window are sent as Request Names and JSON Format Value say (the transport's requestNames.ts).
+		paging: exportPaging(settings, parameters.query),
 		settings,
 		itemIndex,
+		window:
+			parameters.window === undefined
+				? undefined
+				: { days: parameters.window, parameter: settings.requestNames.get('export.window') ?? 'window', now: Date.now() },
 	};
 	if (parameters.format === 'csv' && parameters.output === 'file') {
 		return [await exportFile.call(this, run)];

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ServiceSettings } from '../../shared/transport/settings';
+import type { ExpiryWindow } from './expiryWindow';
 import { inputProblem } from '../helpers/itemInput';
 import type { ExportSpec } from './description';
 import type { PagingOptions } from '../../shared/paging';
@@ -14,6 +15,8 @@ export interface ExportParameters {
 	limit: number | undefined;
 	stripFormulaGuard: boolean;
 	query: Record<string, string>;
+	/** Expiries: the window asked for, in days; checked against the rows. */
+	window?: number;
 }
 
 /** One export for one input item: which export, what its parameters ask for, and how to page it. */
@@ -23,6 +26,8 @@ export interface ExportRun {
 	paging: PagingOptions;
 	settings: ServiceSettings;
 	itemIndex: number;
+	/** Expiries with a window: what the rows are checked against. */
+	window?: ExpiryWindow;
 }
 
 /** Reads and checks the parameters before any request, naming the item and the field on a problem. */
@@ -35,6 +40,7 @@ export function readExportParameters(this: IExecuteFunctions, spec: ExportSpec, 
 	let output: ExportParameters['output'] = 'items';
 	let binaryPropertyName = 'data';
 	let stripFormulaGuard = false;
+	let windowDays: number | undefined;
 
 	if (spec.csv) {
 		const givenFormat = this.getNodeParameter('format', itemIndex, 'csv');
@@ -71,7 +77,10 @@ export function readExportParameters(this: IExecuteFunctions, spec: ExportSpec, 
 			throw problem('Window', window, 'Choose All Windows or 30, 60 or 90 days.');
 		}
 		// All windows: the parameter is left out (docs/service-choices.md).
-		if (window !== 'all') query.window = window;
+		if (window !== 'all') {
+			query.window = window;
+			windowDays = Number(window);
+		}
 	}
 
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false);
@@ -84,5 +93,5 @@ export function readExportParameters(this: IExecuteFunctions, spec: ExportSpec, 
 		limit = givenLimit;
 	}
 
-	return { format, output, binaryPropertyName, limit, stripFormulaGuard, query };
+	return { format, output, binaryPropertyName, limit, stripFormulaGuard, query, window: windowDays };
 }

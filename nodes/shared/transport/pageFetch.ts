@@ -34,7 +34,7 @@ export function pageFetcher<T>(
 	const path = exportPath(listing);
 	return async (request) => {
 		onRequest(request);
-		const answer = await serviceRequest.call(this, { method: 'GET', path, qs: request.qs, response }, { itemIndex, settings });
+		const answer = await serviceRequest.call(this, { method: 'GET', path, qs: request.qs, response, names: 'export' }, { itemIndex, settings });
 		return { content: answer.body as T, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
 	};
 }

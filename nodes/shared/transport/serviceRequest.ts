@@ -14,7 +14,9 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
 import { discardBody } from './body';
-import { describeServiceError } from './errors';
+import { describeServiceError, readErrorBody } from './errors';
+import type { RequestScope, SentRequest } from './requestNames';
+import { conceptLabel, errorBodyWords, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
 import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
@@ -30,6 +32,13 @@ export interface ServiceCall {
 	/** JSON body, or raw bytes/text sent with `contentType`. */
 	body?: unknown;
 	contentType?: string;
+	/**
+	 * Which request's settable names the body and query carry: written in the documented names,
+	 * sent under the credential's Request Names (requestNames.ts).
+	 */
+	names?: RequestScope;
+	/** A file to upload as Import Upload says: the body itself, or one field of a multipart form. */
+	upload?: { bytes: Buffer; fileName: string; contentType: string };
 	/** How to hand back the answer body: parsed JSON (default), exact bytes, or a stream. */
 	response?: AnswerKind;
 }
@@ -90,6 +99,15 @@ export async function serviceRequest<T = unknown>(
 			itemIndex,
 		});
 
+	// The request in the Service's names, worked out once: every attempt sends the same.
+	let spoken: { call: ServiceCall; request: SentRequest };
+	try {
+		spoken = speak(call, settings);
+	} catch (error) {
+		if (!(error instanceof RequestNamesError)) throw error;
+		throw new NodeOperationError(this.getNode(), 'Request Names would send two fields under one name', { description: error.message, itemIndex });
+	}
+
 	// Every wait between attempts, Retry-After included, comes out of one budget per call.
 	let waitedMs = 0;
 	for (let attempt = 0; ; attempt++) {
@@ -98,7 +116,7 @@ export async function serviceRequest<T = unknown>(
 		// From connect to the last byte of an answer read into memory (streamed files: per pause).
 		const deadline = { at: Date.now() + settings.requestTimeoutMs, ms: settings.requestTimeoutMs };
 		try {
-			answer = await send.call(this, settings, call);
+			answer = await send.call(this, settings, spoken.call);
 		} catch (error) {
 			// A Service that does not answer in time is not asked again: that would multiply the wait.
 			if (isTimeout(error)) {
@@ -134,6 +152,17 @@ export async function serviceRequest<T = unknown>(
 				? await readAnswerBody(answer.body, call.response, settings, headerValue(answer.headers, 'content-type'), deadline)
 				: await readErrorText(answer.body, settings, deadline).then((body) => ({ body }), readFailure);
 			if ('problem' in read) throw fail(read.problem.message, read.problem.description, {}, statusCode);
+			// A Service that ignores a field it does not know answers it empty: said, never passed for success.
+			const ignored = ok ? unechoedConcepts(spoken.call.body, spoken.request.sent, read.body) : [];
+			if (ignored.length > 0) {
+				const list = ignored.map((s) => `${conceptLabel(s.concept)} (sent as \`${s.name}\`)`).join(', ');
+				throw fail(
+					`The Service answered ${statusCode} but gives back ${list} empty, although the node sent ${ignored.length > 1 ? 'them' : 'it'}`,
+					`It probably does not know the name and ignored the field, so what it stored is not what you sent. Map ${ignored.length > 1 ? 'each' : 'it'} to the Service's name in ${REQUEST_NAMES_SETTING}. What was created stays at the Service: check it there.`,
+					{},
+					statusCode,
+				);
+			}
 			return { ...answer, body: read.body } as ServiceAnswer<T>;
 		}
 		// A 5xx answer to a POST may come after the Service acted on it: sending it again could create a
@@ -162,14 +191,32 @@ export async function serviceRequest<T = unknown>(
 		}
 		const errorBody = await readErrorText(answer.body, settings, deadline).catch(() => Buffer.alloc(0));
 		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''));
+		// A refusal naming a field or a media type: which setting maps it leads, the Service's words follow.
+		const said = readErrorBody(errorBody);
+		const hint = namesHint(statusCode, errorBodyWords(errorBody.toString('utf8'), said.message, said.code), spoken.request);
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
 			// The words are decoded from the body: redacted here, whatever escapes the body used.
-			message: settings.redact(words.message),
-			description: settings.redact(`${words.description} (${call.method} ${call.path})`),
+			message: settings.redact(hint ?? words.message),
+			description: settings.redact(`${hint ? `${words.message}. ` : ''}${words.description} (${call.method} ${call.path})`),
 			httpCode: String(statusCode),
 			itemIndex,
 		});
 	}
+}
+
+/** The call as the Service is to get it (Request Names, Import Upload), and what it carries for the words of a refusal. */
+function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCall; request: SentRequest } {
+	const { body, qs, sent } = spokenRequest(call.names, call.body, call.qs, { names: settings.requestNames, jsonFormat: settings.jsonFormat });
+	const spoken: ServiceCall = { ...call, body, qs: qs as IDataObject | undefined };
+	if (!call.upload) return { call: spoken, request: { scope: call.names, sent } };
+	const upload = settings.importUpload;
+	if (upload.form === 'multipart') {
+		const form = multipartBody(upload.field, call.upload.fileName, call.upload.contentType, call.upload.bytes);
+		Object.assign(spoken, { body: form.body, contentType: form.contentType });
+	} else {
+		Object.assign(spoken, { body: call.upload.bytes, contentType: call.upload.contentType });
+	}
+	return { call: spoken, request: { scope: call.names, sent, upload } };
 }
 
 async function send(

@@ -3,6 +3,8 @@
  * defaults for what the spec leaves "not shown" (docs/service-choices.md). Pure: no n8n types.
  */
 import { advancedSettings } from '../../../credentials/advancedSettings';
+import type { ImportUpload, RequestConcept } from './requestNames';
+import { readRequestNames, requestNameProblem } from './requestNames';
 
 export interface ServiceSettings {
 	/** Base URL without a trailing slash. */
@@ -21,6 +23,10 @@ export interface ServiceSettings {
 	csvHeaderRepeat: 'auto' | 'every' | 'first';
 	/** The `format` value asking for JSON (the spec shows only `csv`). */
 	jsonFormat: string;
+	/** Request Names: the Service's name for each concept the user mapped; the documented name for the rest. */
+	requestNames: ReadonlyMap<RequestConcept, string>;
+	/** Import Upload (+ Import Form Field): how Invitation > Import sends its file. */
+	importUpload: ImportUpload;
 	/** Signing secret of an endpoint created outside n8n; takes precedence over a stored one. */
 	webhookSigningSecret?: string;
 	/** Longest wait for a connection, an answer, or the next bytes of a body. */
@@ -68,6 +74,13 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		return Number.isFinite(number) && number > 0 ? number : fallback;
 	};
 	const size = Number(advanced.pageSize ?? 100);
+	const requestNames = readRequestNames(advanced.requestNames);
+	if ('problem' in requestNames) return { problem: `${requestNames.problem} (Advanced Settings in the Service API credential)` };
+	const formField = text(advanced.importFormField) || 'file';
+	const formFieldProblem = requestNameProblem(formField);
+	if (advanced.importUpload === 'multipart' && formFieldProblem) {
+		return { problem: `Import Form Field ${formFieldProblem}: enter the form field's name exactly as the Service spells it (Advanced Settings in the Service API credential).` };
+	}
 	const settings: ServiceSettings = {
 		baseUrl: withoutTrailingSlashes(rawBaseUrl),
 		cursorParameter: text(advanced.cursorParameter) || 'cursor',
@@ -81,6 +94,8 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		csvDelimiter: CSV_DELIMITERS[String(advanced.csvDelimiter)] ?? 'auto',
 		csvHeaderRepeat: (['auto', 'every', 'first'] as const).find((r) => r === advanced.csvHeaderRepeat) ?? 'auto',
 		jsonFormat: text(advanced.jsonFormat) || 'json',
+		requestNames: requestNames.names,
+		importUpload: advanced.importUpload === 'multipart' ? { form: 'multipart', field: formField } : { form: 'csv' },
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),
 		maxResponseBytes: Math.round(positive(advanced.maxResponseSize, DEFAULT_LIMITS.maxResponseMiB) * 1024 * 1024),

@@ -4,6 +4,8 @@ import { HttpError, sendError, writeChunk } from '../http';
 import { expiryWindows, listingSpecs, type ListingQuery } from '../listings';
 import { decodeCursor, encodeCursor, listings, PagingError, parsePageSize, type Listing } from '../paging';
 import { storedZip } from '../zip';
+import { UNKNOWN_PARAMETER } from '../dialect';
+import { nameFor } from '../requestDialect';
 
 // Rows per write: keeps memory flat for 100,000-row pages without a write call per row.
 const rowsPerChunk = 500;
@@ -25,17 +27,38 @@ function listingQuery(listing: Listing, url: URL): ListingQuery {
 	return { window: days };
 }
 
-function exportFormat(url: URL): 'csv' | 'json' {
+function exportFormat(url: URL, ctx: RouteContext): 'csv' | 'json' {
 	const format = url.searchParams.get('format') ?? 'json';
 	if (format !== 'csv' && format !== 'json') {
-		throw new HttpError(400, 'invalid_parameter', `format must be csv or json; got "${format}".`);
+		const jsonName = nameFor(ctx.sandbox.dialect.request, 'export.json_format');
+		const got = format.replace(/^unknown:/, '');
+		throw new HttpError(
+			400,
+			'invalid_parameter',
+			jsonName === 'format'
+				? `format must be csv or ${ctx.sandbox.dialect.jsonFormat}; got ${got}.`
+				: `format must be csv; got ${got}. JSON is asked for with the parameter "${jsonName}".`,
+		);
 	}
 	return format;
 }
 
+/** A query parameter this dialect does not read: refused naming the one it reads, or ignored (every row then). */
+function unknownParameters(listing: Listing, ctx: RouteContext): void {
+	const unknown = ctx.url.searchParams.getAll(UNKNOWN_PARAMETER);
+	if (unknown.length === 0 || ctx.sandbox.dialect.request.unknownNames === 'ignore') return;
+	const windowName = nameFor(ctx.sandbox.dialect.request, 'export.window');
+	throw new HttpError(
+		400,
+		'unknown_parameter',
+		`Unknown query parameter "${unknown[0]}" on the ${listing} export: the look-ahead window is asked for with "${windowName}".`,
+	);
+}
+
 async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 	const { url, res, sandbox, reader } = ctx;
-	const format = exportFormat(url);
+	unknownParameters(listing, ctx);
+	const format = exportFormat(url, ctx);
 	const query = listingQuery(listing, url);
 	let position;
 	let pageSize;

@@ -2,6 +2,7 @@ import type { Route, RouteContext } from '../context';
 import { HttpError, jsonObject, sendJson } from '../http';
 import { checkImport, existingDuplicate, fieldProblems, importColumns, type InvitationInput } from '../invitationChecks';
 import type { Invitation } from '../types';
+import { canonicalBody, importFile, spokenWords } from '../requestDialect';
 
 /** Days an unanswered invitation stays open. */
 const invitationLifetimeDays = 30;
@@ -26,24 +27,14 @@ export const invitationRoutes: Route[] = [
 		pattern: /^\/v1\/reader\/invitations$/,
 		access: 'reader',
 		handler: (ctx) => {
-			const body = jsonObject(ctx.body);
-			const unknown = Object.keys(body).filter((k) => !(importColumns as readonly string[]).includes(k));
-			const problems = unknown.length
-				? [`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: the fields are ${importColumns.join(', ')}.`]
-				: fieldProblems(body);
-			if (problems.length === 0) {
-				const duplicate = existingDuplicate(body.registration_number as string, ctx.reader.invitations);
-				if (duplicate) throw new HttpError(422, 'duplicate_invitation', duplicate);
+			const request = ctx.sandbox.dialect.request;
+			const spoken = (error: HttpError) => new HttpError(error.status, error.code, spokenWords(request, 'invitation', error.message));
+			const body = canonicalBody(request, 'invitation', jsonObject(ctx.body), { status: 422 });
+			try {
+				invite(ctx, body);
+			} catch (error) {
+				throw error instanceof HttpError ? spoken(error) : error;
 			}
-			if (problems.length) throw new HttpError(422, 'invalid_invitation', problems.join(' '));
-			const text = (key: keyof InvitationInput) => ((body[key] as string | undefined) ?? '').trim();
-			const invitation = createInvitation(ctx, {
-				company_name: text('company_name'),
-				registration_number: text('registration_number'),
-				work_email: text('work_email'),
-				reader_reference: text('reader_reference'),
-			});
-			sendJson(ctx.res, 201, invitation);
 		},
 	},
 	{
@@ -51,7 +42,8 @@ export const invitationRoutes: Route[] = [
 		pattern: /^\/v1\/reader\/invitations\/imports$/,
 		access: 'reader',
 		handler: (ctx) => {
-			const result = checkImport(ctx.body, ctx.reader.invitations);
+			const file = importFile(ctx.sandbox.dialect.request, String(ctx.req.headers['content-type'] ?? ''), ctx.body);
+			const result = checkImport(file, ctx.reader.invitations);
 			if (result.kind === 'unreadable') throw new HttpError(422, 'invalid_import', result.message);
 			const rows = result.rows.map(({ input, ...row }) => {
 				if (!input) return row;
@@ -62,3 +54,24 @@ export const invitationRoutes: Route[] = [
 		},
 	},
 ];
+
+/** One invitation from a body in the documented names. */
+function invite(ctx: RouteContext, body: Record<string, unknown>): void {
+	const unknown = Object.keys(body).filter((k) => !(importColumns as readonly string[]).includes(k));
+	const problems = unknown.length
+		? [`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: the fields are ${importColumns.join(', ')}.`]
+		: fieldProblems(body);
+	if (problems.length === 0) {
+		const duplicate = existingDuplicate(body.registration_number as string, ctx.reader.invitations);
+		if (duplicate) throw new HttpError(422, 'duplicate_invitation', duplicate);
+	}
+	if (problems.length) throw new HttpError(422, 'invalid_invitation', problems.join(' '));
+	const text = (key: keyof InvitationInput) => ((body[key] as string | undefined) ?? '').trim();
+	const invitation = createInvitation(ctx, {
+		company_name: text('company_name'),
+		registration_number: text('registration_number'),
+		work_email: text('work_email'),
+		reader_reference: text('reader_reference'),
+	});
+	sendJson(ctx.res, 201, invitation);
+}

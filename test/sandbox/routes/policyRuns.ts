@@ -3,6 +3,7 @@ import { HttpError, jsonObject, sendJson } from '../http';
 import { findingsFor } from '../records';
 import type { PolicyRun, Statement } from '../types';
 import { notShared } from './exports';
+import { canonicalBody, nameFor } from '../requestDialect';
 
 export const policyRunRoutes: Route[] = [
 	{
@@ -10,9 +11,10 @@ export const policyRunRoutes: Route[] = [
 		pattern: /^\/v1\/reader\/policy-runs$/,
 		access: 'reader',
 		handler: (ctx) => {
-			const { ke, ...parameters } = jsonObject(ctx.body);
+			const request = ctx.sandbox.dialect.request;
+			const { ke, ...parameters } = canonicalBody(request, 'policyRun', jsonObject(ctx.body), { status: 422 });
 			if (typeof ke !== 'string' || ke.trim() === '') {
-				throw new HttpError(422, 'invalid_policy_run', 'Send the company as "ke": the KE of a company that shares with you.');
+				throw new HttpError(422, 'invalid_policy_run', `Send the company as "${nameFor(request, 'policyRun.ke')}": the KE of a company that shares with you.`);
 			}
 			const { state } = ctx.sandbox;
 			if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);

@@ -1,6 +1,7 @@
 import type { Route } from '../context';
 import { HttpError, jsonObject, sendJson } from '../http';
 import { checkSsoConfig } from '../ssoRules';
+import { canonicalBody, spokenWords } from '../requestDialect';
 
 export const ssoRoutes: Route[] = [
 	{
@@ -19,8 +20,9 @@ export const ssoRoutes: Route[] = [
 				}
 				throw new HttpError(403, 'passkey_required', words);
 			}
-			const { config, problems } = checkSsoConfig(jsonObject(ctx.body));
-			if (!config) throw new HttpError(422, 'invalid_sso', problems.join(' '));
+			const request = sandbox.dialect.request;
+			const { config, problems } = checkSsoConfig(canonicalBody(request, 'sso', jsonObject(ctx.body), { status: 422 }));
+			if (!config) throw new HttpError(422, 'invalid_sso', spokenWords(request, 'sso', problems.join(' ')));
 			reader.sso = { ...config, updated_at: sandbox.state.nowIso() };
 			sendJson(ctx.res, 200, reader.sso);
 		},

@@ -5,10 +5,11 @@ import { catalogueResponse } from '../events';
 import { HttpError, jsonObject, sendJson } from '../http';
 import { defaultDialect, type Dialect } from '../dialect';
 import type { WebhookEndpoint } from '../types';
+import { canonicalBody, nameFor } from '../requestDialect';
 
 /** Checks a webhook target: an absolute https URL. Returns the problem in plain words, if any. */
-export function targetUrlProblem(value: unknown): string | undefined {
-	if (typeof value !== 'string' || value.trim() === '') return 'Send the target as "url": an https:// address.';
+export function targetUrlProblem(value: unknown, name = 'url'): string | undefined {
+	if (typeof value !== 'string' || value.trim() === '') return `Send the target as "${name}": an https:// address.`;
 	let url: URL;
 	try {
 		url = new URL(value);
@@ -37,8 +38,9 @@ export const webhookRoutes: Route[] = [
 		pattern: /^\/v1\/reader\/webhooks$/,
 		access: 'admin',
 		handler: (ctx) => {
-			const body = jsonObject(ctx.body);
-			const problem = targetUrlProblem(body.url);
+			const request = ctx.sandbox.dialect.request;
+			const body = canonicalBody(request, 'webhook', jsonObject(ctx.body));
+			const problem = targetUrlProblem(body.url, nameFor(request, 'webhook.url'));
 			if (problem) throw new HttpError(400, 'invalid_url', problem);
 			const endpoint = newEndpoint(body.url as string, ctx.sandbox.state.nowIso(), ctx.sandbox.dialect);
 			ctx.reader.endpoints.push(endpoint);

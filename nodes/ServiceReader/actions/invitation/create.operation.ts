@@ -89,7 +89,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const answer = await serviceRequest.call(
 		this,
-		{ method: 'POST', path: '/v1/reader/invitations', body },
+		{ method: 'POST', path: '/v1/reader/invitations', body, names: 'invitation' },
 		{ itemIndex },
 	);
 	return [{ json: answer.body as IDataObject }];

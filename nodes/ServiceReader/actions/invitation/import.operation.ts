@@ -16,6 +16,8 @@ import { binaryFieldName, inputFileBytes, inputProblem } from '../../helpers/ite
 const show = { resource: ['invitation'], operation: ['import'] };
 const PATH = '/v1/reader/invitations/imports';
 const CSV_TYPE = 'text/csv; charset=utf-8';
+/** The file's name in a multipart upload (Import Upload: Multipart Form). */
+const FILE_NAME = 'invitations.csv';
 
 /** Mapping parameter of each CSV column (Input Items source). */
 const MAPPING_PARAMETERS: Record<(typeof IMPORT_COLUMNS)[number], string> = {
@@ -154,7 +156,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const file = readImportFile(bytes);
 	const answer = await serviceRequest.call(
 		this,
-		{ method: 'POST', path: PATH, body: bytes, contentType: CSV_TYPE },
+		{ method: 'POST', path: PATH, upload: { bytes, fileName: FILE_NAME, contentType: CSV_TYPE } },
 		{ itemIndex },
 	);
 	const rows = answeredRows.call(this, answer.body, file.count, file.unreadableFrom !== undefined, () => itemIndex);
@@ -218,7 +220,7 @@ async function importFromItems(this: IExecuteFunctions): Promise<INodeExecutionD
 		try {
 			const answer = await serviceRequest.call(
 				this,
-				{ method: 'POST', path: PATH, body: buildImportCsv(rows), contentType: CSV_TYPE },
+				{ method: 'POST', path: PATH, upload: { bytes: Buffer.from(buildImportCsv(rows), 'utf8'), fileName: FILE_NAME, contentType: CSV_TYPE } },
 				{ itemIndex: itemOfRow[0] },
 			);
 			const answered = answeredRows.call(this, answer.body, rows.length, false, (row) => itemOfRow[row - 1]);

@@ -51,7 +51,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const result = await companyRequest.call(
 		this,
 		itemIndex,
-		{ method: 'POST', path: '/v1/reader/policy-runs', body: { ke, ...extra.fields } },
+		{ method: 'POST', path: '/v1/reader/policy-runs', body: { ke, ...extra.fields }, names: 'policyRun' },
 		{ ke },
 	);
 	if (!result.shared) return [result.item];

@@ -107,7 +107,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const answer = await serviceRequest.call(
 		this,
-		{ method: 'PUT', path: '/v1/reader/sso', body: check.config },
+		{ method: 'PUT', path: '/v1/reader/sso', body: check.config, names: 'sso' },
 		{ itemIndex },
 	);
 	return [{ json: answer.body as IDataObject }];

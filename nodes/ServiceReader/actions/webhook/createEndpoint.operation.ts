@@ -43,7 +43,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const answer = await serviceRequest.call(
 		this,
-		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: normalisedUrl(url as string) } },
+		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: normalisedUrl(url as string) }, names: 'webhook' },
 		{ itemIndex },
 	);
 	const created = readCreatedEndpoint(answer.body);
