@@ -102,3 +102,13 @@ export function importFile(request: RequestDialect, contentType: string, body: B
 	}
 	return file;
 }
+
+/** A JSON body the Service received, in the documented names (what tests compare with). */
+export function documentedBody(request: RequestDialect, scope: string, text: string): Record<string, unknown> {
+	return canonicalBody({ ...request, unknownNames: 'ignore' }, scope, JSON.parse(text) as Record<string, unknown>);
+}
+
+/** The CSV file of an import request the Service received, whatever the upload form. */
+export function uploadedCsv(request: RequestDialect, received: { headers: Record<string, unknown>; body: string }): string {
+	return importFile(request, String(received.headers['content-type'] ?? ''), Buffer.from(received.body, 'utf8')).toString('utf8');
+}

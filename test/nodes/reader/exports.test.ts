@@ -5,6 +5,7 @@ import { deepCopy } from 'n8n-workflow';
 import { csvLine } from '../../sandbox/csv';
 import { spokenQuery } from '../../sandbox/dialect';
 import { useSandbox } from '../../sandbox/useSandbox';
+import { nameFor } from '../../sandbox/requestDialect';
 import { SandboxClient } from '../../sandbox/testClient';
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import {
@@ -88,7 +89,7 @@ describe('Portfolio > Get Many', () => {
 				decision_due: s.decisionDue,
 			}));
 		expect(result.output(READER)).toEqual(asItems(expected));
-		const queries = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' }).map((r) => r.query.format);
+		const queries = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' }).map((r) => r.query[nameFor(sandbox.dialect.request, 'export.json_format')]);
 		expect(queries).toEqual(Array(4).fill(sandbox.dialect.jsonFormat));
 	});
 
@@ -169,7 +170,7 @@ describe('Statement > Get Many', () => {
 	it('lists the statements of policy runs, findings included', async () => {
 		const client = new SandboxClient(sandbox);
 		for (const ke of ['KE-1001', 'KE-1009', 'KE-1010', 'KE-1002']) {
-			const created = await client.request('/v1/reader/policy-runs', { method: 'POST', body: { ke } });
+			const created = await client.request('/v1/reader/policy-runs', { method: 'POST', body: { [nameFor(sandbox.dialect.request, 'policyRun.ke')]: ke } });
 			expect(created.status).toBe(201);
 		}
 		client.close();

@@ -1,4 +1,5 @@
 import { useSandbox } from '../../sandbox/useSandbox';
+import { documentedBody } from '../../sandbox/requestDialect';
 import { READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
@@ -24,7 +25,7 @@ describe('Invitation > Create', () => {
 		expect(stored).toMatchObject({ company_name: 'Umbrella Corp', work_email: 'buyer@umbrella.example', reader_reference: 'U-1', status: 'sent' });
 		const [request] = sandbox.control.requests();
 		expect([request.method, request.path, request.reader, request.status]).toEqual(['POST', '/v1/reader/invitations', 'reader', 201]);
-		expect(JSON.parse(request.body)).toEqual({
+		expect(documentedBody(sandbox.dialect.request, 'invitation', request.body)).toEqual({
 			company_name: 'Umbrella Corp',
 			registration_number: 'GB55500001',
 			work_email: 'buyer@umbrella.example',
@@ -35,7 +36,7 @@ describe('Invitation > Create', () => {
 
 	it('leaves the reader reference out when it is not set', async () => {
 		await runReader(sandbox, create({ companyName: 'Wayne Ltd', registrationNumber: 'GB55500002', workEmail: 'a@wayne.example' }));
-		expect(JSON.parse(sandbox.control.requests()[0].body)).toEqual({
+		expect(documentedBody(sandbox.dialect.request, 'invitation', sandbox.control.requests()[0].body)).toEqual({
 			company_name: 'Wayne Ltd',
 			registration_number: 'GB55500002',
 			work_email: 'a@wayne.example',

@@ -1,11 +1,14 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { useSandbox } from '../../sandbox/useSandbox';
+import { uploadedCsv } from '../../sandbox/requestDialect';
 import { fileItem, READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
 
 const PATH = '/v1/reader/invitations/imports';
+/** The content type of an upload as the dialect's user sets Import Upload: the CSV itself, or a form holding it. */
+const uploadType = () => sandbox.dialect.request.importUpload.form === 'csv' ? 'text/csv; charset=utf-8' : expect.stringMatching(/^multipart\/form-data; boundary=\S+$/);
 const HEADER = 'company_name,registration_number,work_email,reader_reference';
 const COLUMNS = 'company_name,registration_number,work_email,reader_reference';
 const fromFile = (extra: Record<string, unknown> = {}) => ({ resource: 'invitation', operation: 'import', source: 'binaryFile', ...extra });
@@ -160,12 +163,12 @@ describe('Invitation > Import from a binary file', () => {
 			),
 		]));
 
-		// One request per file, each file sent byte for byte as CSV.
+		// One request per file, each file sent byte for byte as CSV (the body, or the one file of a form, as Import Upload says).
 		const requests = sandbox.control.requests();
 		expect(requests.map((r) => [r.method, r.path, r.reader, r.status, r.headers['content-type']])).toEqual(
-			Array(4).fill(['POST', PATH, 'reader', 200, 'text/csv; charset=utf-8']),
+			Array(4).fill(['POST', PATH, 'reader', 200, uploadType()]),
 		);
-		expect(requests.map((r) => r.body)).toEqual([
+		expect(requests.map((r) => uploadedCsv(sandbox.dialect.request, r))).toEqual([
 			mainFile,
 			unknownColumnFile,
 			latin1File.toString('utf8'),
@@ -231,10 +234,10 @@ describe('Invitation > Import from input items', () => {
 			'POST',
 			PATH,
 			200,
-			'text/csv; charset=utf-8',
+			uploadType(),
 		]);
 		// Quoted where needed; the formula-like name goes as it is (the formula guard is the Service's business).
-		expect(request.body).toBe(
+		expect(uploadedCsv(sandbox.dialect.request, request)).toBe(
 			`${HEADER}\r\n`
 				+ 'Items Good Ltd,GB81000001,buyer@itemsgood.example,IT-1\r\n'
 				+ '"Smith, Jones & ""Partners""\nLLP",GB81000002,office@smithitems.example,\r\n'
@@ -295,7 +298,7 @@ describe('Invitation > Import from input items', () => {
 			}),
 			{ inputItems: [{ json: { id: 7, supplier: { name: 'Mapped Ltd', reg: 'GB82000001' }, contact: 'ops@mapped.example' } }] },
 		);
-		expect(sandbox.control.requests()[0].body).toBe(`${HEADER}\r\nMapped Ltd,GB82000001,ops@mapped.example,SUP-7\r\n`);
+		expect(uploadedCsv(sandbox.dialect.request, sandbox.control.requests()[0])).toBe(`${HEADER}\r\nMapped Ltd,GB82000001,ops@mapped.example,SUP-7\r\n`);
 		expect(result.output(READER)).toEqual(asSaid([
 			{
 				json: {
@@ -342,7 +345,7 @@ describe('Invitation > Import from input items', () => {
 				{ json: { company_name: 'Cof Three Ltd', registration_number: 'GB85000003', work_email: 'a@cof3.example' } },
 			],
 		});
-		expect(sandbox.control.requests().map((r) => r.body)).toEqual([
+		expect(sandbox.control.requests().map((r) => uploadedCsv(sandbox.dialect.request, r))).toEqual([
 			`${HEADER}\r\nCof One Ltd,GB85000001,a@cof1.example,\r\nCof Three Ltd,GB85000003,a@cof3.example,\r\n`,
 		]);
 		expect(result.output(READER)).toEqual(asSaid([

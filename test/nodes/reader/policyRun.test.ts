@@ -1,6 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { useSandbox } from '../../sandbox/useSandbox';
+import { documentedBody } from '../../sandbox/requestDialect';
 import { afterFirstAnswer, READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
@@ -37,7 +38,7 @@ describe('Policy Run > Create', () => {
 		const [request] = sandbox.control.requests();
 		expect([request.method, request.path, request.reader, request.status]).toEqual(['POST', PATH, 'reader', 201]);
 		expect(request.headers['content-type']).toBe('application/json');
-		expect(JSON.parse(request.body)).toEqual({ ke: 'KE-1010', policy: 'standard', depth: 2 });
+		expect(documentedBody(sandbox.dialect.request, 'policyRun', request.body)).toEqual({ ke: 'KE-1010', policy: 'standard', depth: 2 });
 		// A policy run is not an export: nothing is written to the access log.
 		expect(sandbox.control.accessLog()).toHaveLength(logBefore);
 	});
@@ -45,7 +46,7 @@ describe('Policy Run > Create', () => {
 	it('sends only the KE when there are no extra fields', async () => {
 		const result = await runReader(sandbox, runCreate('KE-1001'));
 		expect(result.output(READER)[0].json).toMatchObject({ ke: 'KE-1001', status: 'completed' });
-		expect(sandbox.control.requests().map((r) => JSON.parse(r.body))).toEqual([{ ke: 'KE-1001' }]);
+		expect(sandbox.control.requests().map((r) => documentedBody(sandbox.dialect.request, 'policyRun', r.body))).toEqual([{ ke: 'KE-1001' }]);
 	});
 
 	it('stops with the share words when the company does not share; no run is created', async () => {

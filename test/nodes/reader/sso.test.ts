@@ -1,4 +1,5 @@
 import { useSandbox } from '../../sandbox/useSandbox';
+import { documentedBody } from '../../sandbox/requestDialect';
 import { READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
@@ -71,7 +72,7 @@ describe('SSO > Set Configuration', () => {
 		const [request] = sandbox.control.requests();
 		expect([request.method, request.path, request.status]).toEqual(['PUT', '/v1/reader/sso', 200]);
 		expect(request.headers['content-type']).toBe('application/json');
-		expect(JSON.parse(request.body)).toEqual(sentBody);
+		expect(documentedBody(sandbox.dialect.request, 'sso', request.body)).toEqual(sentBody);
 		// Spec rule 1: a group that is not mapped grants nothing.
 		expect(sandbox.control.rolesForGroups(['procurement', 'finance'])).toEqual(['reader_analyst']);
 		expect(sandbox.control.rolesForGroups(['finance'])).toEqual([]);

@@ -1,4 +1,5 @@
 import { useSandbox } from '../../sandbox/useSandbox';
+import { documentedBody } from '../../sandbox/requestDialect';
 import { READER, runReader } from './helpers';
 import { shapeAnswer } from '../../sandbox/answerShapes';
 
@@ -27,7 +28,7 @@ describe('Webhook > Create Endpoint', () => {
 		]);
 		const [request] = sandbox.control.requests();
 		expect([request.method, request.path, request.reader, request.status]).toEqual(['POST', '/v1/reader/webhooks', 'reader', 201]);
-		expect(JSON.parse(request.body)).toEqual({ url });
+		expect(documentedBody(sandbox.dialect.request, 'webhook', request.body)).toEqual({ url });
 		expect(sandbox.control.accessLog()).toEqual([]);
 	});
 

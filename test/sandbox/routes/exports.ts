@@ -36,8 +36,8 @@ function exportFormat(url: URL, ctx: RouteContext): 'csv' | 'json' {
 			400,
 			'invalid_parameter',
 			jsonName === 'format'
-				? `format must be csv or ${ctx.sandbox.dialect.jsonFormat}; got ${got}.`
-				: `format must be csv; got ${got}. JSON is asked for with the parameter "${jsonName}".`,
+				? `format must be csv or ${ctx.sandbox.dialect.jsonFormat}; got "${got}".`
+				: `format must be csv (got ${got}); JSON is asked for with the parameter "${jsonName}".`,
 		);
 	}
 	return format;
