@@ -3,7 +3,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { parse } from 'csv-parse/sync';
 
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
-import { dialect, settingNamed } from '../property/dialects';
+import { dialect, requestSettingNamed, settingNamed } from '../property/dialects';
 import { runs } from '../property/fc';
 import { ServiceTrigger } from '../../nodes/ServiceTrigger/ServiceTrigger.node';
 import { TriggerHarness } from '../harness/triggerHarness';
@@ -11,11 +11,11 @@ import { PollHarness } from '../harness/pollHarness';
 import { ServiceChangesTrigger } from '../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
 import { receiverTls, startTriggerReceiver } from '../harness/triggerReceiver';
 import { recentKeys } from '../../nodes/ServiceTrigger/verify/recentKeys';
-import { serviceApi } from '../sandbox/credential';
+import { requestSettings, serviceApi } from '../sandbox/credential';
 import { eventCatalogue } from '../sandbox/events';
 import { fileItem } from './reader/helpers';
 import { startSandbox, type Delivery, type Sandbox } from '../sandbox';
-import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials, servicePages } from './reader/exportHelpers';
+import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials, serviceJsonRows, servicePages } from './reader/exportHelpers';
 
 /**
  * The real Service Reader against sandboxes whose choices where the spec says "not shown" are drawn
@@ -68,15 +68,29 @@ describe('the Service Reader on generated Service dialects', () => {
 		);
 	}, 300_000);
 
-	test('catalogue, create endpoint, import, SSO and trigger activation read every answer shape, and leave no endpoint behind', async () => {
+	test('catalogue, create endpoint, invitation, import, expiries window, SSO and trigger activation: right output, or an error naming the request setting that then makes it right', async () => {
 		await fc.assert(
 			fc.asyncProperty(dialect, async (drawn) => {
 				const sandbox = await startSandbox({ dialect: drawn });
 				try {
 					trustCa(sandbox.ca);
-					const credentials = { serviceApi: serviceApi(sandbox) };
+					// As a new user fills the credential: what the nodes cannot detect, less the request settings (Request Names, Import Upload).
+					const plain = serviceApi(sandbox);
+					for (const key of Object.keys(requestSettings(drawn))) delete plain[key];
+					const fixed = { ...plain, advancedSettings: true, ...requestSettings(drawn) };
+					const credentials = { serviceApi: plain };
 					const reader = async (parameters: INodeParameters, inputItems?: Parameters<typeof runWorkflow>[1]['inputItems']) =>
 						await runWorkflow(readerWorkflow(parameters), { credentials, inputItems });
+					// Right output, or an error naming the setting; then, with it set, right output (`attempt` 1).
+					const settled = async (parameters: (attempt: number) => INodeParameters, inputItems?: Parameters<typeof runWorkflow>[1]['inputItems']) => {
+						const first = await reader(parameters(0), inputItems);
+						const error = first.error(READER);
+						if (error === undefined) return first;
+						const named = requestSettingNamed(`${error.message} ${error.description ?? ''}`, drawn);
+						const second = await runWorkflow(readerWorkflow(parameters(1)), { credentials: { serviceApi: { ...plain, advancedSettings: true, ...named } }, inputItems });
+						expect(second.error(READER)).toBeUndefined();
+						return second;
+					};
 
 					// The catalogue: one item per event type, whatever its shape.
 					const catalogue = await reader({ resource: 'webhook', operation: 'getCatalogue' });
@@ -85,21 +99,36 @@ describe('the Service Reader on generated Service dialects', () => {
 
 					// Create Endpoint: the one-time secret found at any depth.
 					const url = 'https://hooks.buyer.example/dialect';
-					const created = await reader({ resource: 'webhook', operation: 'createEndpoint', url });
+					const created = await settled(() => ({ resource: 'webhook', operation: 'createEndpoint', url }));
 					const endpoint = sandbox.control.webhookEndpoints().find((e) => e.url === url)!;
 					expect(created.output(READER).map((item) => [item.json.id, item.json.secret])).toEqual([[endpoint.id, endpoint.secret]]);
 					sandbox.control.removeWebhookEndpoint(endpoint.id);
 
-					// Import: every row answered, as JSON or as CSV.
+					// Invitation > Create: stored as sent, reference included.
+					const invited = await settled((attempt) => ({
+						resource: 'invitation',
+						operation: 'create',
+						companyName: 'Dialect Co',
+						registrationNumber: `GB8200000${attempt}`,
+						workEmail: 'buyer@dialectco.example',
+						additionalFields: { readerReference: 'DC-1' },
+					}));
+					const stored = sandbox.control.invitations().find((i) => i.id === invited.output(READER)[0].json.id)!;
+					expect([stored.company_name, stored.work_email, stored.reader_reference]).toEqual(['Dialect Co', 'buyer@dialectco.example', 'DC-1']);
+
+					// Import: every row answered, as JSON or as CSV, however the file is uploaded.
 					const csv = 'company_name,registration_number,work_email,reader_reference\r\nGood Dialect Ltd,GB81000001,buyer@gooddialect.example,D1\r\nBad Dialect Ltd,GB81000002,not-an-email,D2\r\n';
-					const imported = await reader({ resource: 'invitation', operation: 'import', source: 'binaryFile' }, [
+					const imported = await settled(() => ({ resource: 'invitation', operation: 'import', source: 'binaryFile' }), [
 						fileItem(Buffer.from(csv), 'invitations.csv', 'text/csv'),
 					]);
-					expect(imported.error(READER)).toBeUndefined();
 					expect(imported.output(READER).map((item) => [item.json.row, item.json.ok])).toEqual([
 						[1, true],
 						[2, false],
 					]);
+
+					// Expiries within 30 days: exactly the window's rows, never every row.
+					const window = await settled(() => getMany('expiry', { window: '30', returnAll: true, format: 'json' }));
+					expect(window.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, '/v1/reader/exports/expiries?format=json&window=30'));
 
 					// SSO without a passkey: said as a passkey problem, never as a rejected token.
 					const sso = await reader({
@@ -112,12 +141,20 @@ describe('the Service Reader on generated Service dialects', () => {
 					expect(sso.error(READER)?.message).toMatch(/passkey|Passkey/);
 					expect(sso.error(READER)?.message).not.toMatch(/rejected the access token/);
 
-					// Trigger: one endpoint for its URL, also when its stored state is lost and it activates again.
+					// Trigger: activation registers its URL (or fails naming the setting); one endpoint for its URL, also when its stored state is lost.
+					let triggerCredentials = credentials;
 					const harness = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials, publicUrl: 'https://n8n.buyer.example' });
 					const mine = () => sandbox.control.webhookEndpoints().filter((e) => e.url === harness.webhookUrl());
-					await harness.activate();
+					try {
+						await harness.activate();
+					} catch (error) {
+						requestSettingNamed(`${(error as Error).message} ${(error as { description?: string }).description ?? ''}`, drawn);
+						expect(mine()).toEqual([]);
+						triggerCredentials = { serviceApi: fixed };
+						await new TriggerHarness({ nodeType: new ServiceTrigger(), credentials: triggerCredentials, publicUrl: 'https://n8n.buyer.example' }).activate();
+					}
 					expect(mine()).toHaveLength(1);
-					const forgetful = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials, publicUrl: 'https://n8n.buyer.example' });
+					const forgetful = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials: triggerCredentials, publicUrl: 'https://n8n.buyer.example' });
 					await forgetful.activate();
 					expect(mine()).toHaveLength(1);
 					await forgetful.deactivate();
@@ -142,7 +179,9 @@ describe('the Service Reader on generated Service dialects', () => {
 					try {
 						trustCa(sandbox.ca);
 						recentKeys.forgetAll();
-						harness = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials: { serviceApi: serviceApi(sandbox) }, publicUrl: receiver.origin });
+						// Request Names and Import Upload as the drawn Service reads them (the property above covers finding them).
+						const credentials = { serviceApi: { ...serviceApi(sandbox), advancedSettings: true, ...requestSettings(drawn) } };
+						harness = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials, publicUrl: receiver.origin });
 						await harness.activate();
 						const firstAnswer = async (alertId: string) => {
 							const answered = (d: Delivery) => d.alertId === alertId && d.attempts[0]?.status !== undefined;

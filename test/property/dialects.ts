@@ -3,6 +3,10 @@ import fc from 'fast-check';
 import type { AnswerShapes } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
 import { altDialect, defaultDialect, type Dialect } from '../sandbox/dialect';
+import { requestSettings } from '../sandbox/credential';
+import type { RequestDialect } from '../sandbox/requestDialect';
+import type { RequestConcept } from '../../nodes/shared/transport/requestNames';
+import type { IDataObject } from 'n8n-workflow';
 
 /**
  * Sandbox dialects drawn at random for the property tests: each choice where the spec says "not
@@ -24,19 +28,47 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403),
 });
 
+/**
+ * Names a Service written from the spec might read for what the nodes send (the documented one
+ * among them); SSO's are left to test/nodes/reader/requestNames.test.ts (the drawn runs have no passkey).
+ */
+const NAME_CHOICES: Partial<Record<RequestConcept, readonly string[]>> = {
+	'invitation.company_name': ['companyName', 'name', 'company'],
+	'invitation.registration_number': ['registrationNumber', 'company_number', 'regNo'],
+	'invitation.work_email': ['workEmail', 'email', 'contact_email'],
+	'invitation.reader_reference': ['readerReference', 'reference', 'external_id'],
+	'webhook.url': ['target', 'target_url', 'endpoint'],
+	'policyRun.ke': ['company', 'company_ke'],
+	'export.window': ['within_days', 'days', 'lookahead'],
+	'export.json_format': ['output', 'response_format'],
+};
+
+export const requestDialect: fc.Arbitrary<RequestDialect> = fc.record({
+	names: fc.record(
+		Object.fromEntries(Object.entries(NAME_CHOICES).map(([concept, names]) => [concept, fc.option(fc.constantFrom(...names!), { nil: undefined })])),
+	).map((drawn) => Object.fromEntries(Object.entries(drawn).filter(([, name]) => name !== undefined)) as RequestDialect['names']),
+	unknownNames: fc.constantFrom<RequestDialect['unknownNames']>('refuse', 'ignore'),
+	importUpload: fc.oneof(
+		fc.constant<RequestDialect['importUpload']>({ form: 'csv' }),
+		fc.constantFrom('file', 'upload', 'csv').map((field): RequestDialect['importUpload'] => ({ form: 'multipart', field })),
+	),
+});
+
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
 		base: fc.constantFrom(defaultDialect, altDialect),
 		csv: csvFormat,
 		answers: answerShapes,
+		request: requestDialect,
 		reversedColumns: fc.boolean(),
 		timestampUnit: fc.constantFrom<Dialect['timestampUnit']>('seconds', 'milliseconds'),
 		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
 	})
-	.map(({ base, csv, answers, reversedColumns, timestampUnit, signatureSeparator }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator }) => ({
 		...base,
 		csv,
 		answers,
+		request,
 		csvColumns: (columns: readonly string[]) => (reversedColumns ? [...columns].reverse() : columns),
 		timestampUnit,
 		signatureSeparator,
@@ -48,4 +80,10 @@ export function settingNamed(message: string, csv: CsvFormat): Record<string, st
 	if (/CSV Delimiter/.test(message)) return { csvDelimiter: names[csv.delimiter] };
 	if (/CSV Header Row/.test(message)) return { csvHeaderRepeat: csv.headerEveryPage ? 'every' : 'first' };
 	throw new Error(`The error names no setting: ${message}`);
+}
+
+/** The request settings an error names (Request Names, Import Upload), as a user of `dialect` then fills them in. */
+export function requestSettingNamed(message: string, dialect: Dialect): IDataObject {
+	if (/Request Names|Import Upload|Import Form Field/.test(message)) return requestSettings(dialect);
+	throw new Error(`The error names no request setting: ${message}`);
 }

@@ -231,9 +231,10 @@ export function errorBodyWords(text: string, message: string | undefined, code: 
 }
 
 /** Quoted segments and identifier-like words (snake_case, camelCase, kebab-case) of `words`, and media types. */
-function namesIn(words: string): { quoted: Set<string>; identifiers: Set<string>; mediaTypes: Set<string> } {
+function namesIn(words: string): { quoted: Set<string>; identifiers: Set<string>; mediaTypes: Set<string>; plain: Set<string> } {
 	const quoted = new Set<string>();
 	const identifiers = new Set<string>();
+	const plain = new Set<string>();
 	const mediaTypes = new Set<string>();
 	// Linear scans only: the Service controls these words.
 	for (const quote of ['"', '`', "'", '\u201c']) {
@@ -251,10 +252,11 @@ function namesIn(words: string): { quoted: Set<string>; identifiers: Set<string>
 		if (token.length === 0 || token.length > 100) continue;
 		if (/^[a-z]+\/[a-z0-9.+-]+$/i.test(token)) mediaTypes.add(token.toLowerCase());
 		for (const part of token.split(/[/.]/)) {
+			plain.add(part);
 			if (part.length > 1 && (part.includes('_') || /[a-z][A-Z]/.test(part)) && /^[A-Za-z][\w-]*$/.test(part)) identifiers.add(part);
 		}
 	}
-	return { quoted, identifiers, mediaTypes };
+	return { quoted, identifiers, mediaTypes, plain };
 }
 
 /**
@@ -263,7 +265,7 @@ function namesIn(words: string): { quoted: Set<string>; identifiers: Set<string>
  */
 export function namesHint(status: number, words: string, request: SentRequest): string | undefined {
 	if (status !== 400 && status !== 415 && status !== 422) return undefined;
-	const { quoted, identifiers, mediaTypes } = namesIn(words);
+	const { quoted, identifiers, mediaTypes, plain } = namesIn(words);
 	const hints: string[] = [];
 	const upload = request.upload;
 	if (upload) {
@@ -286,7 +288,8 @@ export function namesHint(status: number, words: string, request: SentRequest): 
 		const scope = request.scope;
 		const concepts = CONCEPT_IDS.filter((id) => REQUEST_CONCEPTS[id].scope === scope);
 		const sentNames = new Set(request.sent.map((s) => s.name));
-		const mentioned = (name: string) => quoted.has(name) || identifiers.has(name);
+		// A name the node sent counts as named even as a plain word ("format must be csv").
+		const mentioned = (name: string) => quoted.has(name) || plain.has(name);
 		const unsent = [...new Set([...quoted, ...identifiers])].filter((name) => !sentNames.has(name) && /^[A-Za-z][\w.-]*$/.test(name));
 		const pairs: Array<{ concept: RequestConcept; name: string }> = [];
 		const paired = new Set<string>();
@@ -297,7 +300,10 @@ export function namesHint(status: number, words: string, request: SentRequest): 
 				paired.add(name);
 			}
 		}
-		const refusedSent = request.sent.filter((s) => mentioned(s.name) && !pairs.some((p) => p.concept === s.concept));
+		// Or by what it is ("The work email is missing"): the label's last part, as whole words.
+		const spoken = ` ${words.toLowerCase().split(/[^a-z0-9]+/).join(' ')} `;
+		const named = (concept: RequestConcept) => spoken.includes(` ${conceptLabel(concept).split('> ').pop()!.toLowerCase()} `);
+		const refusedSent = request.sent.filter((s) => (mentioned(s.name) || named(s.concept)) && !pairs.some((p) => p.concept === s.concept));
 		const leftover = [...quoted].filter((name) => unsent.includes(name) && !paired.has(name));
 		const single = refusedSent.length === 1 ? refusedSent[0].concept : request.sent.length === 1 && !pairs.some((p) => p.concept === request.sent[0].concept) ? request.sent[0].concept : undefined;
 		if (single !== undefined && leftover.length === 1) {
