@@ -129,6 +129,11 @@ describe('the Service Reader on generated Service dialects', () => {
 					// Expiries within 30 days: exactly the window's rows, never every row.
 					const window = await settled(() => getMany('expiry', { window: '30', returnAll: true, format: 'json' }));
 					expect(window.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, '/v1/reader/exports/expiries?format=json&window=30'));
+					// As CSV too (no JSON format parameter involved): the same rows, by reference.
+					const windowCsv = await settled(() => getMany('expiry', { window: '30', returnAll: true }));
+					expect(windowCsv.output(READER).map((item) => item.json.reference)).toEqual(
+						(await serviceJsonRows(sandbox, '/v1/reader/exports/expiries?format=json&window=30')).map((row) => row.reference),
+					);
 
 					// SSO without a passkey: said as a passkey problem, never as a rejected token.
 					const sso = await reader({
