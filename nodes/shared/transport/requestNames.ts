@@ -310,18 +310,32 @@ export function namesHint(status: number, words: string, request: SentRequest): 
 			pairs.push({ concept: single, name: leftover[0] });
 			paired.add(leftover[0]);
 		}
+		// Several fields named by what they are, each followed by its name ("The work email is missing: fill in "email""): paired in order.
+		const lower = words.toLowerCase();
+		const byWords = refusedSent.filter((s) => !mentioned(s.name) && named(s.concept) && !pairs.some((p) => p.concept === s.concept));
+		const rest = leftover.filter((name) => !paired.has(name));
+		if (byWords.length > 1 && byWords.length === rest.length) {
+			const at = (s: SentName) => lower.indexOf(conceptLabel(s.concept).split('> ').pop()!.toLowerCase());
+			const ordered = [...byWords].sort((a, b) => at(a) - at(b));
+			const names = [...rest].sort((a, b) => words.indexOf(a) - words.indexOf(b));
+			ordered.forEach((s, i) => {
+				pairs.push({ concept: s.concept, name: names[i] });
+				paired.add(names[i]);
+			});
+		}
 		for (const { concept, name } of pairs) {
 			const sentAs = request.sent.find((s) => s.concept === concept)?.name;
 			hints.push(
 				`The Service answered ${status} naming \`${name}\`, which the node did not send${sentAs ? ` (it sent ${conceptLabel(concept)} as \`${sentAs}\`)` : ''}: map ${conceptLabel(concept)} to \`${name}\` in ${REQUEST_NAMES_SETTING}.`,
 			);
 		}
-		const unexplained = refusedSent.filter((s) => !pairs.some((p) => p.concept === s.concept));
-		if (unexplained.length > 0) {
+		// Named by name beside names the node did not send: the Service reads other names (a value problem names only the field).
+		const unexplained = refusedSent.filter((s) => mentioned(s.name) && !pairs.some((p) => p.concept === s.concept));
+		const others = leftover.filter((name) => !paired.has(name));
+		if (unexplained.length > 0 && others.length > 0) {
 			const list = unexplained.map((s) => `\`${s.name}\` (${conceptLabel(s.concept)})`).join(', ');
-			const others = leftover.filter((name) => !paired.has(name));
 			hints.push(
-				`The Service answered ${status} naming ${list}, which the node sent${others.length ? `, and ${others.map((n) => `\`${n}\``).join(', ')}, which it did not` : ''}: if the Service calls ${unexplained.length > 1 ? 'them' : 'it'} otherwise, map ${unexplained.length > 1 ? 'each' : 'it'} in ${REQUEST_NAMES_SETTING}.`,
+				`The Service answered ${status} naming ${list}, which the node sent, and ${others.map((n) => `\`${n}\``).join(', ')}, which it did not: if the Service calls ${unexplained.length > 1 ? 'them' : 'it'} otherwise, map ${unexplained.length > 1 ? 'each' : 'it'} in ${REQUEST_NAMES_SETTING}.`,
 			);
 		}
 	}

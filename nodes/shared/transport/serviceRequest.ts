@@ -104,8 +104,8 @@ export async function serviceRequest<T = unknown>(
 	try {
 		spoken = speak(call, settings);
 	} catch (error) {
-		if (!(error instanceof RequestNamesError)) throw error;
-		throw new NodeOperationError(this.getNode(), 'Request Names would send two fields under one name', { description: error.message, itemIndex });
+		const description = error instanceof RequestNamesError ? error.message : String(error);
+		throw new NodeOperationError(this.getNode(), 'Request Names would send two fields under one name', { description, itemIndex });
 	}
 
 	// Every wait between attempts, Retry-After included, comes out of one budget per call.
