@@ -3,7 +3,8 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { READER, readerWorkflow, runWorkflow } from '../harness';
 import { fileItem } from './reader/helpers';
 import { useTriggerSetup } from './trigger/setup';
-import { dialogFields } from '../sandbox/credential';
+import { dialogFields, requestSettings } from '../sandbox/credential';
+import { altDialect } from '../sandbox/dialect';
 
 // Both nodes against a Service that chose differently wherever the spec says "not shown" (the
 // sandbox's alt dialect): other names for lists, row reasons, catalogue entries, created endpoints
@@ -16,7 +17,8 @@ const setup = useTriggerSetup({ sandbox: { dialect: 'alt', pageSize: 4, timeScal
 
 beforeEach(() => setup.sandbox.control.clearRequests());
 
-const overrides = { cursorParameter: 'after', pageSizeParameter: 'limit', pageSize: 3, jsonFormat: 'application/json', signingKeyEncoding: 'hex' };
+// Request Names (camelCase fields, `target`, `company`, `within_days`, `output`) and Import Upload (a form, field `upload`) as the alt Service reads them.
+const overrides = { cursorParameter: 'after', pageSizeParameter: 'limit', pageSize: 3, jsonFormat: 'application/json', signingKeyEncoding: 'hex', ...requestSettings(altDialect) };
 const credentials = (advanced: IDataObject = overrides) => ({
 	serviceApi: { baseUrl: setup.sandbox.baseUrl, accessToken: setup.sandbox.tokens.reader, ...dialogFields(advanced) },
 });
@@ -81,7 +83,7 @@ describe('Service Reader on the alt dialect', () => {
 		expect(invitations.output(READER).map((item) => item.json.invitation_id).sort()).toEqual(
 			setup.sandbox.control.invitations().map((invitation) => invitation.id).sort(),
 		);
-		expect(setup.sandbox.control.requests({ path: '/v1/reader/exports/invitations' })[0].query.format).toBe('application/json');
+		expect(setup.sandbox.control.requests({ path: '/v1/reader/exports/invitations' })[0].query.output).toBe('application/json');
 	});
 
 	test('without the overrides, the node says what to set instead of paging for ever or guessing', async () => {
@@ -89,7 +91,9 @@ describe('Service Reader on the alt dialect', () => {
 		expect(portfolio.error(READER)?.description).toContain('check Cursor Parameter under Advanced Settings in the Service API credential');
 
 		const invitations = await run({ resource: 'invitation', operation: 'getAll', returnAll: true, format: 'json' }, { advanced: {} });
-		expect(invitations.error(READER)?.message).toBe('The Service refused the request (400): format must be csv or json; got "unknown:json".');
+		expect(invitations.error(READER)?.message).toBe(
+			'The Service answered 400 naming `output`, which the node did not send (it sent Exports > JSON Format Parameter as `format`): map Exports > JSON Format Parameter to `output` in Request Names under Advanced Settings in the Service API credential.',
+		);
 		expect(invitations.error(READER)?.description).toContain('Page 1 of the');
 	});
 
@@ -108,7 +112,7 @@ describe('Service Reader on the alt dialect', () => {
 
 describe('Service Trigger on the alt dialect', () => {
 	test('lists the Service\'s own catalogue, registers, verifies a hex-secret base64-signed delivery, and deletes its endpoint', async () => {
-		setup.harness = setup.newHarness({ credentials: credentials({ signingKeyEncoding: 'hex' }) });
+		setup.harness = setup.newHarness({ credentials: credentials({ signingKeyEncoding: 'hex', ...requestSettings(altDialect) }) });
 		const events = await setup.harness.loadOptions('getEvents');
 		expect(events.map((event) => event.value)).toContain('ledger_low');
 

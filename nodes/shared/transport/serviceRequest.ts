@@ -197,7 +197,7 @@ export async function serviceRequest<T = unknown>(
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
 			// The words are decoded from the body: redacted here, whatever escapes the body used.
 			message: settings.redact(hint ?? words.message),
-			description: settings.redact(`${hint ? `${words.message}. ` : ''}${words.description} (${call.method} ${call.path})`),
+			description: settings.redact(`${hint ? `${words.message.replace(/\.$/, '')}. ` : ''}${words.description} (${call.method} ${call.path})`),
 			httpCode: String(statusCode),
 			itemIndex,
 		});
