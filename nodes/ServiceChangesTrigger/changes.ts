@@ -295,6 +295,8 @@ export interface ExportSource {
 	csv: CsvPages | undefined;
 	redactBytes(bytes: Buffer): Buffer;
 	failed(error: unknown, request: PageRequest | undefined, rowsRead: number): Error;
+	/** Throws when a row is not what was asked for (an expiries row outside the window); `before`: rows read before these. */
+	check?(rows: Row[], before: number): void;
 }
 
 /**
@@ -315,6 +317,7 @@ export async function readPages(source: ExportSource, add: (rows: Row[], header:
 		for await (const page of cursorPages(fetchPage, source.paging, { prefetch: !firstPageOnly })) {
 			try {
 				const rows = pageRows(page.content, source.csv, source).map(asRow);
+				source.check?.(rows, rowsRead);
 				add(rows, source.csv?.header);
 				rowsRead += rows.length;
 			} catch (error) {

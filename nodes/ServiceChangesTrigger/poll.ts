@@ -8,6 +8,8 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CsvPages } from '../shared/csv';
+import type { ExpiryWindow, WindowColumn } from '../shared/expiryWindow';
+import { outsideWindow, outsideWindowWords, windowColumn } from '../shared/expiryWindow';
 import { pageFailed } from '../shared/pageErrors';
 import { exportPaging, pageFetcher } from '../shared/transport/pageFetch';
 import { getServiceSettings } from '../shared/transport/serviceRequest';
@@ -65,10 +67,27 @@ function exportSource(this: IPollFunctions, options: PollOptions, settings: Serv
 		paging: exportPaging(settings, query),
 		csv: csvExport ? new CsvPages({ delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat }) : undefined,
 		redactBytes: settings.redactBytes,
+		check: windowCheck.call(this, options, settings),
 		failed: (error, request, rowsRead) =>
 			error instanceof ChangesError
 				? new NodeOperationError(this.getNode(), error.message, { description: KEPT })
 				: pageFailed.call(this, error, { spec: { label: `${options.export} export` }, outcome: KEPT }, request, rowsRead),
+	};
+}
+
+/** Expiries with a window: a row outside it fails the poll naming the setting (a Service ignoring the parameter sends every row). */
+function windowCheck(this: IPollFunctions, options: PollOptions, settings: ServiceSettings): ExportSource['check'] {
+	if (options.window === undefined) return undefined;
+	const window: ExpiryWindow = { days: Number(options.window), parameter: settings.requestNames.get('export.window') ?? 'window', now: Date.now() };
+	let column: WindowColumn | undefined;
+	return (rows, before) => {
+		rows.forEach((row, index) => {
+			column ??= windowColumn(Object.keys(row), row);
+			const why = column && outsideWindow(row, column, window);
+			if (!why) return;
+			const words = outsideWindowWords(before + index + 1, why, window);
+			throw new NodeOperationError(this.getNode(), words.message, { description: `${words.description} ${KEPT}` });
+		});
 	};
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { outsideWindow, windowColumn } from '../../nodes/ServiceReader/exports/expiryWindow';
+import { outsideWindow, windowColumn } from '../../nodes/shared/expiryWindow';
 import {
 	CONCEPT_IDS,
 	documentedName,

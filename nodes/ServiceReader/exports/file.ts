@@ -7,8 +7,8 @@ import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { Page, PageRequest } from '../../shared/paging';
 import { cursorPages } from '../../shared/paging';
 import type { ExportRun } from './parameters';
-import type { WindowColumn } from './expiryWindow';
-import { outsideWindow, outsideWindowWords, windowColumn } from './expiryWindow';
+import type { WindowColumn } from '../../shared/expiryWindow';
+import { outsideWindow, outsideWindowWords, windowColumn } from '../../shared/expiryWindow';
 
 /** A response body stream; typed structurally because node:stream may not be imported (n8n Cloud rule). */
 type Readable = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;

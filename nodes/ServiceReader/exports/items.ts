@@ -8,8 +8,8 @@ import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { PageRequest } from '../../shared/paging';
 import { cursorPages } from '../../shared/paging';
 import type { ExportRun } from './parameters';
-import type { WindowColumn } from './expiryWindow';
-import { outsideWindow, outsideWindowWords, windowColumn } from './expiryWindow';
+import type { WindowColumn } from '../../shared/expiryWindow';
+import { outsideWindow, outsideWindowWords, windowColumn } from '../../shared/expiryWindow';
 
 /**
  * Rows as items, page by page, stopping (without fetching another page) once Limit is reached.

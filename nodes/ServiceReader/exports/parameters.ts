@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ServiceSettings } from '../../shared/transport/settings';
-import type { ExpiryWindow } from './expiryWindow';
+import type { ExpiryWindow } from '../../shared/expiryWindow';
 import { inputProblem } from '../helpers/itemInput';
 import type { ExportSpec } from './description';
 import type { PagingOptions } from '../../shared/paging';

@@ -4,6 +4,7 @@ import { ServiceChangesTrigger } from '../../../nodes/ServiceChangesTrigger/Serv
 import { PollHarness } from '../../harness';
 import { useSandbox } from '../../sandbox/useSandbox';
 import { serviceApi } from '../../sandbox/credential';
+import { nameFor } from '../../sandbox/requestDialect';
 import { invitationCsvRows, portfolioCsvRows } from '../reader/exportHelpers';
 
 // The Service Changes Trigger in n8n-core's engine against the sandbox over HTTPS: polls as n8n
@@ -215,7 +216,7 @@ describe('Service Changes Trigger: expiries', () => {
 		const row = { kind: 'share', reference: `SHARE-${ke}`, ke, ends_on: endsOn, window_days: '30' };
 		const key = JSON.stringify(['share', `SHARE-${ke}`]);
 		expect((await harness.poll()).items).toEqual([item({ change: 'added', export: 'expiries', key, row })]);
-		expect(sandbox.control.requests({ path: '/v1/reader/exports/expiries' }).every((r) => r.query.window === '30')).toBe(true);
+		expect(sandbox.control.requests({ path: '/v1/reader/exports/expiries' }).every((r) => r.query[nameFor(sandbox.dialect.request, 'export.window')] === '30')).toBe(true);
 		sandbox.control.endShare(ke);
 		expect((await harness.poll()).items).toEqual([item({ change: 'removed', export: 'expiries', key, row })]);
 	});

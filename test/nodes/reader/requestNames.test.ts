@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { PollHarness, READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { ServiceChangesTrigger } from '../../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { serviceApi } from '../../sandbox/credential';
 import { defaultDialect, type Dialect } from '../../sandbox/dialect';
@@ -145,6 +146,17 @@ describe('Request Names', () => {
 		const file = await reader(sandbox, getMany('expiry', { window: '30', returnAll: true, output: 'file' }), rows({ 'export.window': 'within_days' }));
 		expect(file.output(READER)[0].json.rows).toBe(within30.length);
 		expect((await readBinary(file.output(READER)[0].binary?.data)).toString('utf8')).toContain('window_days');
+	});
+
+	test('Service Changes Trigger on expiries: a window parameter the Service ignores fails the poll naming the setting, state kept; mapped, it polls', async () => {
+		const sandbox = await serviceSpeaking({ names: { 'export.window': 'within_days' }, unknownNames: 'ignore' });
+		const poller = (advanced: IDataObject) =>
+			new PollHarness({ nodeType: new ServiceChangesTrigger(), parameters: { export: 'expiries', window: '30' }, credentials: { serviceApi: serviceApi(sandbox, { advanced }) } });
+		await expect(poller({}).activate()).rejects.toMatchObject({
+			message: expect.stringMatching(/^Row \d+ of the expiries export lies outside the 30-day window asked for/),
+			description: expect.stringMatching(/Map Expiries > Window Parameter.*the state of the last complete poll is kept/),
+		});
+		expect(await poller(rows({ 'export.window': 'within_days' })).activate()).toEqual({ items: undefined, error: undefined });
 	});
 
 	test('Exports: the JSON format asked under another parameter, named by the refusal', async () => {
