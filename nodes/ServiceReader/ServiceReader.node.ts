@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { resources } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch } from './methods';
+import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
 
 export class ServiceReader implements INodeType {
 	description: INodeTypeDescription = {
@@ -36,9 +37,9 @@ export class ServiceReader implements INodeType {
 		],
 	};
 
-	methods = { listSearch };
+	methods = { listSearch: methodsKeepingTokenOut(listSearch) };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		return await keepingTokenOut(this, async () => await router.call(this));
 	}
 }

@@ -16,6 +16,7 @@ import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails';
 import { passOnOnce } from './redelivery';
 import { renewalError, renewalIn } from './renewal';
 import { testRefusalIn } from './testRefusal';
+import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
 
 export class ServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -93,43 +94,50 @@ export class ServiceTrigger implements INodeType {
 		],
 	};
 
-	methods = { loadOptions };
+	methods = { loadOptions: methodsKeepingTokenOut(loadOptions) };
 
 	webhookMethods = {
 		default: {
 			checkExists: async function (this: IHookFunctions): Promise<boolean> {
-				return await checkExists.call(this);
+				return await keepingTokenOut(this, async () => await checkExists.call(this));
 			},
 			create: async function (this: IHookFunctions): Promise<boolean> {
-				return await create.call(this);
+				return await keepingTokenOut(this, async () => await create.call(this));
 			},
 			delete: async function (this: IHookFunctions): Promise<boolean> {
-				return await deleteEndpoint.call(this);
+				return await keepingTokenOut(this, async () => await deleteEndpoint.call(this));
 			},
 		},
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await handleDelivery.call(this);
+		return await keepingTokenOut(this, async () => await handleDelivery.call(this));
 	}
 
-	// The first step of the execution a delivery started: records the alert_id (redelivery.ts) and adds
-	// the company (companyDetails.ts), or shows the editor why its test delivery was refused (testRefusal.ts).
+	// The first step of the execution a delivery started (firstStep).
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		// Started by a delivery that renewed the endpoint (renewal.ts): fails, so the execution list shows it.
-		const renewal = renewalIn(this.getInputData());
-		if (renewal !== undefined) {
-			const { message, description } = renewalError(renewal);
-			throw new NodeOperationError(this.getNode(), message, { description });
-		}
-		const refusal = this.getMode() === 'manual' ? testRefusalIn(this.getInputData()) : undefined;
-		if (refusal !== undefined) {
-			throw new NodeOperationError(this.getNode(), `The Service's test event was refused: ${refusal.reason}`, {
-				description: `It is signed correctly, but the credential's ${refusal.setting} setting does not fit how this Service sends it, so in production every delivery would be refused (401). Set ${refusal.setting} to ${refusal.detect} in the Service API credential's Advanced Settings, then listen for a test event again.`,
-			});
-		}
-		const [items] = await passOnOnce.call(this);
-		const options = this.getNodeParameter('options', 0, {}) as { addCompanyDetails?: boolean; companyDetailsMaxPages?: unknown };
-		return [options.addCompanyDetails === true ? await addCompanyDetails.call(this, items, options.companyDetailsMaxPages ?? COMPANY_DETAILS_MAX_PAGES) : items];
+		return await keepingTokenOut(this, async () => await firstStep.call(this));
 	}
+}
+
+/**
+ * Fails an execution a renewal started (renewal.ts), records the alert_id (redelivery.ts) and adds the
+ * company (companyDetails.ts), or shows the editor why its test delivery was refused (testRefusal.ts).
+ */
+async function firstStep(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	// Started by a delivery that renewed the endpoint (renewal.ts): fails, so the execution list shows it.
+	const renewal = renewalIn(this.getInputData());
+	if (renewal !== undefined) {
+		const { message, description } = renewalError(renewal);
+		throw new NodeOperationError(this.getNode(), message, { description });
+	}
+	const refusal = this.getMode() === 'manual' ? testRefusalIn(this.getInputData()) : undefined;
+	if (refusal !== undefined) {
+		throw new NodeOperationError(this.getNode(), `The Service's test event was refused: ${refusal.reason}`, {
+			description: `It is signed correctly, but the credential's ${refusal.setting} setting does not fit how this Service sends it, so in production every delivery would be refused (401). Set ${refusal.setting} to ${refusal.detect} in the Service API credential's Advanced Settings, then listen for a test event again.`,
+		});
+	}
+	const [items] = await passOnOnce.call(this);
+	const options = this.getNodeParameter('options', 0, {}) as { addCompanyDetails?: boolean; companyDetailsMaxPages?: unknown };
+	return [options.addCompanyDetails === true ? await addCompanyDetails.call(this, items, options.companyDetailsMaxPages ?? COMPANY_DETAILS_MAX_PAGES) : items];
 }

@@ -138,6 +138,8 @@ describe('credential settings', () => {
 				maxPages: 100_000,
 				redact: expect.any(Function),
 				redactBytes: expect.any(Function),
+				redactError: expect.any(Function),
+				redactFileName: expect.any(Function),
 				redactValue: expect.any(Function),
 			},
 		});

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { getServiceSettings } from '../../shared/transport/serviceRequest';
-import type { ServiceSettings } from '../../shared/transport/settings';
+import { tokenRedactors, type TokenRedactors } from '../../shared/redaction';
 import { resources } from './resources';
 
 /** Dispatches on resource and operation; adds pairedItem and honours continueOnFail for every item. */
@@ -56,29 +56,28 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
  */
 async function tokenRedaction(this: IExecuteFunctions): Promise<Redaction> {
 	try {
-		const { redact, redactValue } = await getServiceSettings.call(this);
-		return { redact, redactValue };
+		return await getServiceSettings.call(this);
 	} catch {
 		// An unusable credential sends nothing, so nothing can come back with the token.
-		return { redact: (text) => text, redactValue: (value) => value };
+		return tokenRedactors('');
 	}
 }
 
-type Redaction = Pick<ServiceSettings, 'redact' | 'redactValue'>;
+type Redaction = TokenRedactors;
 
-function redactItem(item: INodeExecutionData, { redact, redactValue }: Redaction): INodeExecutionData {
+function redactItem(item: INodeExecutionData, { redactFileName, redactValue }: Redaction): INodeExecutionData {
 	const out = { ...item, json: redactValue(item.json) as IDataObject };
 	if (item.binary) {
 		out.binary = Object.fromEntries(
-			Object.entries(item.binary).map(([name, binary]) => [name, binary.fileName ? { ...binary, fileName: redact(binary.fileName) } : binary]),
+			Object.entries(item.binary).map(([name, binary]) => [name, binary.fileName ? { ...binary, fileName: redactFileName(binary.fileName) } : binary]),
 		);
 	}
 	return out;
 }
 
-function redactError(error: { message?: unknown; description?: unknown }, { redact }: Redaction): void {
-	if (typeof error?.message === 'string') error.message = redact(error.message);
-	if (typeof error?.description === 'string') error.description = redact(error.description);
+/** Every own field of the error, its causes and what they hold (../../shared/redaction.ts). */
+function redactError(error: unknown, redaction: Redaction): void {
+	redaction.redactError(error);
 }
 
 /** Keeps n8n's own errors (with their item index) and wraps anything else so the item is named. */

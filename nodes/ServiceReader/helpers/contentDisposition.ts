@@ -1,8 +1,9 @@
 /**
  * The file name a response offers in Content-Disposition. Pure: no n8n types.
  * Handles `filename*=UTF-8''...` (RFC 6266/5987, preferred) and quoted or bare `filename=`, read in one pass.
- * Directory parts are removed so a name can never point outside the file itself; `redact` takes the
- * access token out of the decoded name first.
+ * Directory parts are removed so a name can never point outside the file itself; `redact` (the
+ * credential's `redactFileName`: also the token with `/` and `\` made `_`) takes the access token out
+ * of the decoded name before and of what is left after.
  */
 export function fileNameFromContentDisposition(header: string | undefined, redact: (text: string) => string = (text) => text): string | undefined {
 	if (!header) return undefined;
@@ -13,7 +14,7 @@ export function fileNameFromContentDisposition(header: string | undefined, redac
 	if (name === undefined) name = parameters.get('filename');
 	if (name === undefined) return undefined;
 	// Redacted whole, before directory parts go: a token holding '/' must not survive in part.
-	const base = redact(name).split(/[\\/]/).pop()?.trim() ?? '';
+	const base = redact(redact(name).split(/[\\/]/).pop()?.trim() ?? '');
 	return base === '' || base === '.' || base === '..' ? undefined : base;
 }
 

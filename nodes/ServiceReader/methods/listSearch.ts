@@ -5,12 +5,17 @@ import { getServiceSettings } from '../../shared/transport/serviceRequest';
 import { PORTFOLIO } from '../actions/portfolio/getAll.operation';
 import { exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
 import { pageQuery } from '../../shared/paging';
+import { sealText, unsealText } from '../../shared/seal';
 import { companyChoices, decodePickerToken, encodePickerToken } from './portfolioCompanies';
+
+const PICKER_INFO = 'n8n-nodes-service-reader/ke-picker-pagination/v1';
 
 /**
  * The KE picker's From List: the companies that share with the reader, one portfolio export page
  * (CSV) per call, so a large portfolio is never read at once. n8n asks again with the returned
- * pagination token, which carries the Service's cursor, when the user scrolls down the list.
+ * pagination token, which carries the Service's cursor, when the user scrolls down the list. The token
+ * goes to the browser sealed under the access token (../../shared/seal.ts), bound to the Base URL: the
+ * browser never sees the Service's cursor or header cells, and a token from elsewhere is refused.
  * A company whose share ended is not in the export, so it is not offered.
  */
 export async function searchCompanies(
@@ -18,11 +23,14 @@ export async function searchCompanies(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const from = paginationToken ? decodePickerToken(paginationToken) : undefined;
+	const settings = await getServiceSettings.call(this);
+	const credentials = await this.getCredentials('serviceApi');
+	const accessToken = typeof credentials.accessToken === 'string' ? credentials.accessToken.trim() : '';
+	const opened = paginationToken ? unsealText(paginationToken, accessToken, settings.baseUrl, PICKER_INFO) : undefined;
+	const from = opened === undefined ? undefined : decodePickerToken(opened);
 	if (paginationToken && from === undefined) {
 		throw new NodeOperationError(this.getNode(), 'The company list cannot go on from where it was: search again');
 	}
-	const settings = await getServiceSettings.call(this);
 	const paging = exportPaging(settings, { format: 'csv' });
 	const fetchPage = pageFetcher.call(this, PORTFOLIO.listing, { settings, itemIndex: 0 }, 'buffer');
 	const page = from?.page ?? 1;
@@ -42,6 +50,8 @@ export async function searchCompanies(
 	const more = next !== undefined && next !== '' && next !== from?.cursor;
 	return {
 		results: read.choices,
-		paginationToken: more ? encodePickerToken({ cursor: next, page: page + 1, header: read.header, delimiter: read.delimiter }) : undefined,
+		paginationToken: more
+			? sealText(encodePickerToken({ cursor: next, page: page + 1, header: read.header, delimiter: read.delimiter }), accessToken, settings.baseUrl, PICKER_INFO)
+			: undefined,
 	};
 }

@@ -3,34 +3,16 @@
  * stores unencrypted. n8n offers a node no way to write into its credential, so the key is derived
  * from a value the credential does protect: the access token. AES-256-GCM with a key from
  * HKDF-SHA256 (random salt per seal); the webhook URL is bound in as associated data so a sealed
- * value cannot be moved to another endpoint's entry. Pure: no n8n types, node's crypto only.
+ * value cannot be moved to another endpoint's entry. Pure: no n8n types.
  */
-import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { sealText, unsealText } from '../../shared/seal';
 
-const VERSION = 's1';
 const INFO = 'n8n-nodes-service-reader/webhook-signing-secret/v1';
-const SALT_BYTES = 16;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
-// Keys go to node's crypto as KeyObjects: a Buffer key is much slower on Node 24 (docs/performance.md).
-function keyFor(accessToken: string, salt: Buffer): KeyObject {
-	const inputKey = createSecretKey(Buffer.from(accessToken, 'utf8'));
-	return createSecretKey(Buffer.from(hkdfSync('sha256', inputKey, salt, INFO, 32)));
-}
-
-/** `s1.<salt>.<iv>.<tag>.<ciphertext>`, each part base64url. */
+/** `s1.<salt>.<iv>.<tag>.<ciphertext>`, each part base64url (../../shared/seal.ts). */
 export function sealSecret(secret: string, accessToken: string, boundTo: string): string {
 	if (accessToken === '') throw new Error('Cannot seal the signing secret: the credential has no access token.');
-	const salt = randomBytes(SALT_BYTES);
-	const iv = randomBytes(IV_BYTES);
-	const cipher = createCipheriv('aes-256-gcm', keyFor(accessToken, salt), iv);
-	cipher.setAAD(Buffer.from(boundTo, 'utf8'));
-	const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-	const tag = cipher.getAuthTag();
-	return [VERSION, salt, iv, tag, ciphertext]
-		.map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
-		.join('.');
+	return sealText(secret, accessToken, boundTo, INFO);
 }
 
 /**
@@ -38,18 +20,5 @@ export function sealSecret(secret: string, accessToken: string, boundTo: string)
  * token for this URL (token changed, value edited or moved). Never throws.
  */
 export function unsealSecret(sealed: unknown, accessToken: string, boundTo: string): string | undefined {
-	if (typeof sealed !== 'string' || accessToken === '') return undefined;
-	const parts = sealed.split('.');
-	if (parts.length !== 5 || parts[0] !== VERSION) return undefined;
-	const [salt, iv, tag, ciphertext] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));
-	if (salt.length !== SALT_BYTES || iv.length !== IV_BYTES || tag.length !== TAG_BYTES) return undefined;
-	try {
-		const decipher = createDecipheriv('aes-256-gcm', keyFor(accessToken, salt), iv);
-		decipher.setAAD(Buffer.from(boundTo, 'utf8'));
-		decipher.setAuthTag(tag);
-		return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
-	} catch {
-		// GCM authentication failed: wrong token, wrong URL or altered data.
-		return undefined;
-	}
+	return unsealText(sealed, accessToken, boundTo, INFO);
 }

@@ -5,8 +5,11 @@
 import { advancedSettings } from '../../../credentials/advancedSettings';
 import type { ImportUpload, RequestConcept } from './requestNames';
 import { readRequestNames, requestNameProblem } from './requestNames';
+import { tokenRedactors, type TokenRedactors } from '../redaction';
 
-export interface ServiceSettings {
+export { tokenRedactors };
+
+export interface ServiceSettings extends TokenRedactors {
 	/** Base URL without a trailing slash. */
 	baseUrl: string;
 	cursorParameter: string;
@@ -37,12 +40,7 @@ export interface ServiceSettings {
 	maxFileBytes: number;
 	/** Most pages one list follows before failing the item. */
 	maxPages: number;
-	/** Text with the access token replaced by `***`, for anything the Service said. */
-	redact: (text: string) => string;
-	/** The same for UTF-8 bytes (CSV pages); the bytes themselves when the token is not in them. */
-	redactBytes: (bytes: Buffer) => Buffer;
-	/** Every string (and key) of a parsed answer, at any depth. */
-	redactValue: (value: unknown) => unknown;
+	// redact, redactBytes, redactValue, redactFileName, redactError: the access token in every form (../redaction.ts).
 }
 
 // The credential stores names: a tab typed into a text field would not survive.
@@ -104,40 +102,6 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		...tokenRedactors(typeof credentials.accessToken === 'string' ? credentials.accessToken : ''),
 	};
 	return { settings };
-}
-
-/**
- * Replaces the access token in text the Service sent back. A token shorter than 8 characters is
- * not a real token and would blank out ordinary words, so it is left alone. The token counts in the
- * forms a Service would echo it in: as typed, and URL-encoded (in a cursor or a link). Text is
- * redacted after it is decoded (JSON strings after parsing), so no escape form gets through.
- */
-export function tokenRedactors(token: string): Pick<ServiceSettings, 'redact' | 'redactBytes' | 'redactValue'> {
-	const secret = token.trim();
-	if (secret.length < 8) return { redact: (text) => text, redactBytes: (bytes) => bytes, redactValue: (value) => value };
-	const forms = [...new Set([secret, encodeURIComponent(secret)])];
-	const redact = (text: string) => {
-		let out = text;
-		for (const form of forms) if (out.includes(form)) out = out.split(form).join('***');
-		return out;
-	};
-	// Copies only what holds the token: a 100,000-row export is not held twice in memory.
-	const redactValue = (value: unknown): unknown => {
-		if (typeof value === 'string') return redact(value);
-		if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
-		if (Array.isArray(value)) {
-			const redacted = value.map(redactValue);
-			return redacted.some((inner, index) => inner !== value[index]) ? redacted : value;
-		}
-		const entries = Object.entries(value).map(([key, inner]) => [redact(key), redactValue(inner), key, inner] as const);
-		const changed = entries.some(([key, inner, oldKey, oldInner]) => key !== oldKey || inner !== oldInner);
-		return changed ? Object.fromEntries(entries.map(([key, inner]) => [key, inner])) : value;
-	};
-	return {
-		redact,
-		redactBytes: (bytes) => (forms.some((form) => bytes.includes(form)) ? Buffer.from(redact(bytes.toString('utf8')), 'utf8') : bytes),
-		redactValue,
-	};
 }
 
 /** The URL without its trailing `/`s (a loop: `/\/+$/` costs the square of a long run of `/`). */

@@ -62,7 +62,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!result.shared) return [result.item];
 
 	const headers = result.answer.headers;
-	const fileName = fileNameFromContentDisposition(headerValue(headers, 'content-disposition'), (await getServiceSettings.call(this, itemIndex)).redact) ?? packId;
+	const fileName = fileNameFromContentDisposition(headerValue(headers, 'content-disposition'), (await getServiceSettings.call(this, itemIndex)).redactFileName) ?? packId;
 	// Streamed into n8n's binary data: a pack of any size never sits in memory whole.
 	const body = result.answer.body as Parameters<typeof this.helpers.prepareBinaryData>[0];
 	let binary;

@@ -55,7 +55,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as IDataObject) : { record: parsed as IDataObject };
 	const ks = typeof json.ks === 'string' ? json.ks : undefined;
 	const fileName =
-		fileNameFromContentDisposition(headerValue(result.answer.headers, 'content-disposition'), (await getServiceSettings.call(this, itemIndex)).redact) ?? `${ks ?? ke}.json`;
+		fileNameFromContentDisposition(headerValue(result.answer.headers, 'content-disposition'), (await getServiceSettings.call(this, itemIndex)).redactFileName) ?? `${ks ?? ke}.json`;
 	const mimeType = headerValue(result.answer.headers, 'content-type') ?? 'application/json';
 	const binary = await this.helpers.prepareBinaryData(bytes, fileName, mimeType);
 	return [{ json, binary: { [fieldName]: binary } }];

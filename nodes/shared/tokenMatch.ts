@@ -1,0 +1,353 @@
+/**
+ * Where the access token is in text or bytes, in any form that decodes to it: as typed, URL-encoded
+ * (any case of hex, some or every byte, `%uXXXX`, `+` for a space), JSON-escaped (`\u0061`, `\/`),
+ * HTML entities (`&#x2F;`, `&#47;`, `&sol;`, any case, with or without `;`), and any mixture of these
+ * character by character. One scan per decoding, each linear: a unit is decoded where it starts and the
+ * decoded bytes are matched (KMP) as they come, each byte remembering where in the input its unit was.
+ * Pure: no n8n types, no regular expressions.
+ */
+
+/** What the scan reads: a string's UTF-16 code units or a Buffer's bytes. */
+interface Source {
+	readonly length: number;
+	code(index: number): number;
+	/** Strings: a raw character is UTF-8 encoded; bytes pass as they are. */
+	readonly text: boolean;
+}
+
+export interface MatchOptions {
+	/** `/` and `\` count as `_` on both sides: a file name made safe by replacing them. */
+	foldSlashes?: boolean;
+}
+
+type Decoding = { url: boolean; json: boolean; html: boolean; plus: boolean };
+
+const PERCENT = 0x25;
+const BACKSLASH = 0x5c;
+const AMPERSAND = 0x26;
+const PLUS = 0x2b;
+const SEMICOLON = 0x3b;
+const HASH = 0x23;
+const UNDERSCORE = 0x5f;
+const SLASH = 0x2f;
+const REPLACEMENT = 0xfffd;
+
+/** HTML named references that stand for a character a token may hold (any case is accepted). */
+const NAMED = new Map<string, number>([
+	['excl', 0x21], ['quot', 0x22], ['num', 0x23], ['dollar', 0x24], ['percnt', 0x25], ['amp', 0x26], ['apos', 0x27],
+	['lpar', 0x28], ['rpar', 0x29], ['ast', 0x2a], ['midast', 0x2a], ['plus', 0x2b], ['comma', 0x2c], ['period', 0x2e],
+	['sol', 0x2f], ['colon', 0x3a], ['semi', 0x3b], ['lt', 0x3c], ['equals', 0x3d], ['gt', 0x3e], ['quest', 0x3f],
+	['commat', 0x40], ['lsqb', 0x5b], ['lbrack', 0x5b], ['bsol', 0x5c], ['rsqb', 0x5d], ['rbrack', 0x5d], ['hat', 0x5e],
+	['lowbar', 0x5f], ['underbar', 0x5f], ['grave', 0x60], ['diacriticalgrave', 0x60], ['lcub', 0x7b], ['lbrace', 0x7b],
+	['verbar', 0x7c], ['vert', 0x7c], ['verticalline', 0x7c], ['rcub', 0x7d], ['rbrace', 0x7d], ['tilde', 0x7e],
+	['diacriticaltilde', 0x7e], ['hyphen', 0x2d], ['dash', 0x2d], ['tab', 0x09], ['newline', 0x0a], ['nbsp', 0xa0],
+]);
+/** Names browsers also read without the `;`. */
+const LEGACY = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp']);
+const LONGEST_NAME = 16;
+
+const JSON_SIMPLE = new Map<number, number>([
+	[0x2f, 0x2f], [0x5c, 0x5c], [0x22, 0x22], [0x27, 0x27], [0x62, 0x08], [0x66, 0x0c], [0x6e, 0x0a], [0x72, 0x0d], [0x74, 0x09],
+]);
+
+function hexValue(code: number): number {
+	if (code >= 0x30 && code <= 0x39) return code - 0x30;
+	const lower = code | 0x20;
+	if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
+	return -1;
+}
+
+function hexRun(source: Source, at: number, digits: number): number {
+	if (at + digits > source.length) return -1;
+	let value = 0;
+	for (let i = 0; i < digits; i++) {
+		const digit = hexValue(source.code(at + i));
+		if (digit < 0) return -1;
+		value = value * 16 + digit;
+	}
+	return value;
+}
+
+/** One decoded unit: a byte (`%XX`) or a code point, and how many input positions it took. */
+interface Unit {
+	byte: number;
+	codePoint: number;
+	length: number;
+}
+
+function decodeAt(source: Source, at: number, decoding: Decoding, unit: Unit): boolean {
+	const code = source.code(at);
+	unit.byte = -1;
+	unit.codePoint = -1;
+	if (decoding.url && code === PERCENT) {
+		const byte = hexRun(source, at + 1, 2);
+		if (byte >= 0) {
+			unit.byte = byte;
+			unit.length = 3;
+			return true;
+		}
+		if (at + 1 < source.length && (source.code(at + 1) | 0x20) === 0x75) {
+			const value = hexRun(source, at + 2, 4);
+			if (value >= 0) return codeUnitEscape(source, at, value, 6, PERCENT, unit);
+		}
+		return false;
+	}
+	if (decoding.plus && code === PLUS) {
+		unit.codePoint = 0x20;
+		unit.length = 1;
+		return true;
+	}
+	if (decoding.json && code === BACKSLASH && at + 1 < source.length) {
+		const next = source.code(at + 1);
+		if ((next | 0x20) === 0x75) {
+			const value = hexRun(source, at + 2, 4);
+			if (value >= 0) return codeUnitEscape(source, at, value, 6, BACKSLASH, unit);
+			return false;
+		}
+		const simple = JSON_SIMPLE.get(next);
+		if (simple === undefined) return false;
+		unit.codePoint = simple;
+		unit.length = 2;
+		return true;
+	}
+	if (decoding.html && code === AMPERSAND) return entityAt(source, at, unit);
+	return false;
+}
+
+/** `\uXXXX` or `%uXXXX`: a surrogate pair written as two escapes is one character. */
+function codeUnitEscape(source: Source, at: number, value: number, length: number, lead: number, unit: Unit): boolean {
+	unit.length = length;
+	if (value >= 0xd800 && value <= 0xdbff) {
+		const after = at + length;
+		if (
+			after + length <= source.length &&
+			source.code(after) === lead &&
+			(source.code(after + 1) | 0x20) === 0x75
+		) {
+			const low = hexRun(source, after + 2, 4);
+			if (low >= 0xdc00 && low <= 0xdfff) {
+				unit.codePoint = 0x10000 + ((value - 0xd800) << 10) + (low - 0xdc00);
+				unit.length = 2 * length;
+				return true;
+			}
+		}
+		unit.codePoint = REPLACEMENT;
+		return true;
+	}
+	unit.codePoint = value >= 0xdc00 && value <= 0xdfff ? REPLACEMENT : value;
+	return true;
+}
+
+function entityAt(source: Source, at: number, unit: Unit): boolean {
+	let i = at + 1;
+	if (i >= source.length) return false;
+	if (source.code(i) === HASH) {
+		i++;
+		const hex = i < source.length && (source.code(i) | 0x20) === 0x78;
+		if (hex) i++;
+		const digitsFrom = i;
+		let value = 0;
+		for (; i < source.length; i++) {
+			const digit = hex ? hexValue(source.code(i)) : source.code(i) - 0x30;
+			if (digit < 0 || digit > (hex ? 15 : 9)) break;
+			// Past the last code point it stays there: the reference stands for U+FFFD, however long.
+			value = Math.min(value * (hex ? 16 : 10) + digit, 0x110000);
+		}
+		if (i === digitsFrom) return false;
+		if (i < source.length && source.code(i) === SEMICOLON) i++;
+		unit.codePoint = value === 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? REPLACEMENT : value;
+		unit.length = i - at;
+		return true;
+	}
+	let name = '';
+	for (; i < source.length && i - at <= LONGEST_NAME + 1; i++) {
+		const code = source.code(i) | 0x20;
+		if (!((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39 && name !== ''))) break;
+		name += String.fromCharCode(code);
+	}
+	const codePoint = NAMED.get(name);
+	if (codePoint === undefined) return false;
+	const closed = i < source.length && source.code(i) === SEMICOLON;
+	if (!closed && !LEGACY.has(name)) return false;
+	unit.codePoint = codePoint;
+	unit.length = i - at + (closed ? 1 : 0);
+	return true;
+}
+
+/** KMP over the token's bytes, fed decoded bytes that each remember their unit's place in the input. */
+class Matcher {
+	private readonly failure: Int32Array;
+	private readonly starts: Int32Array;
+	private state = 0;
+	private fed = 0;
+	readonly ranges: Array<[number, number]> = [];
+
+	constructor(private readonly pattern: Uint8Array) {
+		const failure = new Int32Array(pattern.length);
+		for (let i = 1, k = 0; i < pattern.length; i++) {
+			while (k > 0 && pattern[i] !== pattern[k]) k = failure[k - 1];
+			if (pattern[i] === pattern[k]) k++;
+			failure[i] = k;
+		}
+		this.failure = failure;
+		this.starts = new Int32Array(pattern.length);
+	}
+
+	feed(byte: number, start: number, end: number): void {
+		const { pattern, failure } = this;
+		this.starts[this.fed % pattern.length] = start;
+		this.fed++;
+		let k = this.state;
+		while (k > 0 && byte !== pattern[k]) k = failure[k - 1];
+		if (byte === pattern[k]) k++;
+		if (k === pattern.length) {
+			this.add(this.starts[this.fed % pattern.length], end);
+			k = failure[k - 1];
+		}
+		this.state = k;
+	}
+
+	private add(start: number, end: number): void {
+		const last = this.ranges[this.ranges.length - 1];
+		if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+		else this.ranges.push([start, end]);
+	}
+}
+
+function utf8(codePoint: number, emit: (byte: number) => void): void {
+	if (codePoint < 0x80) emit(codePoint);
+	else if (codePoint < 0x800) {
+		emit(0xc0 | (codePoint >> 6));
+		emit(0x80 | (codePoint & 0x3f));
+	} else if (codePoint < 0x10000) {
+		emit(0xe0 | (codePoint >> 12));
+		emit(0x80 | ((codePoint >> 6) & 0x3f));
+		emit(0x80 | (codePoint & 0x3f));
+	} else {
+		emit(0xf0 | (codePoint >> 18));
+		emit(0x80 | ((codePoint >> 12) & 0x3f));
+		emit(0x80 | ((codePoint >> 6) & 0x3f));
+		emit(0x80 | (codePoint & 0x3f));
+	}
+}
+
+function scan(source: Source, pattern: Uint8Array, decoding: Decoding, foldSlashes: boolean): Array<[number, number]> {
+	const matcher = new Matcher(pattern);
+	const unit: Unit = { byte: -1, codePoint: -1, length: 1 };
+	let start = 0;
+	let end = 0;
+	const emit = (byte: number) => matcher.feed(foldSlashes && (byte === SLASH || byte === BACKSLASH) ? UNDERSCORE : byte, start, end);
+	for (let at = 0; at < source.length; at = end) {
+		start = at;
+		if (decodeAt(source, at, decoding, unit)) {
+			end = at + unit.length;
+			if (unit.byte >= 0) emit(unit.byte);
+			else utf8(unit.codePoint, emit);
+			continue;
+		}
+		const code = source.code(at);
+		if (!source.text) {
+			end = at + 1;
+			emit(code);
+			continue;
+		}
+		let codePoint = code;
+		end = at + 1;
+		if (code >= 0xd800 && code <= 0xdbff && at + 1 < source.length) {
+			const low = source.code(at + 1);
+			if (low >= 0xdc00 && low <= 0xdfff) {
+				codePoint = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+				end = at + 2;
+			}
+		}
+		utf8(codePoint >= 0xd800 && codePoint <= 0xdfff ? REPLACEMENT : codePoint, emit);
+	}
+	return matcher.ranges;
+}
+
+/** The decodings tried, each alone and all mixed: alone, a form one decoder reads is read as it would be. */
+function decodings(token: string): Decoding[] {
+	const none = { url: false, json: false, html: false, plus: false };
+	const list: Decoding[] = [
+		none,
+		{ ...none, url: true },
+		{ ...none, json: true },
+		{ ...none, html: true },
+		{ url: true, json: true, html: true, plus: false },
+	];
+	// `+` is a space only in form encoding: tried only for a token that holds a space.
+	if (token.includes(' ')) list.push({ ...none, url: true, plus: true }, { url: true, json: true, html: true, plus: true });
+	return list;
+}
+
+function introduces(decoding: Decoding, has: (code: number) => boolean): boolean {
+	return (decoding.url && has(PERCENT)) || (decoding.json && has(BACKSLASH)) || (decoding.html && has(AMPERSAND)) || (decoding.plus && has(PLUS));
+}
+
+/**
+ * Finds every place that decodes to the token, as [start, end) ranges of the input, sorted and merged.
+ * A decoding whose escape character does not occur in the input is the input itself: skipped.
+ */
+export class TokenMatch {
+	private readonly pattern: Uint8Array;
+	private readonly folded: Uint8Array;
+	private readonly decodings: Decoding[];
+
+	private readonly tokenBytes: Buffer;
+
+	constructor(private readonly token: string) {
+		this.tokenBytes = Buffer.from(token, 'utf8');
+		this.pattern = new Uint8Array(Buffer.from(token, 'utf8'));
+		this.folded = this.pattern.map((byte) => (byte === SLASH || byte === BACKSLASH ? UNDERSCORE : byte));
+		this.decodings = decodings(token);
+	}
+
+	rangesInText(text: string, options: MatchOptions = {}): Array<[number, number]> {
+		const source: Source = { length: text.length, code: (i) => text.charCodeAt(i), text: true };
+		return this.ranges(source, (code) => text.includes(String.fromCharCode(code)), options, () => occurrences(text, this.token));
+	}
+
+	rangesInBytes(bytes: Buffer, options: MatchOptions = {}): Array<[number, number]> {
+		const source: Source = { length: bytes.length, code: (i) => bytes[i], text: false };
+		return this.ranges(source, (code) => bytes.includes(code), options, () => occurrences(bytes, this.tokenBytes));
+	}
+
+	private ranges(
+		source: Source,
+		has: (code: number) => boolean,
+		options: MatchOptions,
+		native: () => Array<[number, number]>,
+	): Array<[number, number]> {
+		const pattern = options.foldSlashes ? this.folded : this.pattern;
+		const found: Array<[number, number]> = [];
+		for (const decoding of this.decodings) {
+			const raw = !decoding.url && !decoding.json && !decoding.html && !decoding.plus;
+			// The token as typed is found by the runtime's own search.
+			if (raw && !options.foldSlashes) {
+				for (const range of native()) found.push(range);
+				continue;
+			}
+			if (!raw && !introduces(decoding, has)) continue;
+			for (const range of scan(source, pattern, decoding, options.foldSlashes === true)) found.push(range);
+		}
+		return merged(found);
+	}
+}
+
+/** Every place `needle` starts, overlapping ones too, as ranges. */
+function occurrences(haystack: string | Buffer, needle: string | Buffer): Array<[number, number]> {
+	const out: Array<[number, number]> = [];
+	for (let at = haystack.indexOf(needle as never); at >= 0; at = haystack.indexOf(needle as never, at + 1)) out.push([at, at + needle.length]);
+	return out;
+}
+
+function merged(ranges: Array<[number, number]>): Array<[number, number]> {
+	ranges.sort((a, b) => a[0] - b[0]);
+	const out: Array<[number, number]> = [];
+	for (const [start, end] of ranges) {
+		const last = out[out.length - 1];
+		if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+		else out.push([start, end]);
+	}
+	return out;
+}
