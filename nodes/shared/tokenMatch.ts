@@ -39,8 +39,8 @@ const NAMED = new Map<string, number>([
 	['sol', 0x2f], ['colon', 0x3a], ['semi', 0x3b], ['lt', 0x3c], ['equals', 0x3d], ['gt', 0x3e], ['quest', 0x3f],
 	['commat', 0x40], ['lsqb', 0x5b], ['lbrack', 0x5b], ['bsol', 0x5c], ['rsqb', 0x5d], ['rbrack', 0x5d], ['hat', 0x5e],
 	['lowbar', 0x5f], ['underbar', 0x5f], ['grave', 0x60], ['diacriticalgrave', 0x60], ['lcub', 0x7b], ['lbrace', 0x7b],
-	['verbar', 0x7c], ['vert', 0x7c], ['verticalline', 0x7c], ['rcub', 0x7d], ['rbrace', 0x7d], ['tilde', 0x7e],
-	['diacriticaltilde', 0x7e], ['hyphen', 0x2d], ['dash', 0x2d], ['tab', 0x09], ['newline', 0x0a], ['nbsp', 0xa0],
+	['verbar', 0x7c], ['vert', 0x7c], ['verticalline', 0x7c], ['rcub', 0x7d], ['rbrace', 0x7d], ['tab', 0x09],
+	['newline', 0x0a], ['nbsp', 0xa0],
 ]);
 /** Names browsers also read without the `;`. */
 const LEGACY = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp']);
