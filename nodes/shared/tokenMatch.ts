@@ -20,7 +20,8 @@ export interface MatchOptions {
 	foldSlashes?: boolean;
 }
 
-type Decoding = { url: boolean; json: boolean; html: boolean; plus: boolean };
+/** `lenient`: only `\u` and `\/` are escapes (`\\`, `\t`... are not), as a decoder that looks for those alone reads it. */
+type Decoding = { url: boolean; json: boolean; html: boolean; plus: boolean; lenient?: boolean };
 
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
@@ -105,7 +106,7 @@ function decodeAt(source: Source, at: number, decoding: Decoding, unit: Unit): b
 			return false;
 		}
 		const simple = JSON_SIMPLE.get(next);
-		if (simple === undefined) return false;
+		if (simple === undefined || (decoding.lenient === true && next !== SLASH)) return false;
 		unit.codePoint = simple;
 		unit.length = 2;
 		return true;
@@ -273,7 +274,9 @@ function decodings(token: string): Decoding[] {
 		{ ...none, url: true },
 		{ ...none, json: true },
 		{ ...none, html: true },
+		{ ...none, json: true, lenient: true },
 		{ url: true, json: true, html: true, plus: false },
+		{ url: true, json: true, html: true, plus: false, lenient: true },
 	];
 	// `+` is a space only in form encoding: tried only for a token that holds a space.
 	if (token.includes(' ')) list.push({ ...none, url: true, plus: true }, { url: true, json: true, html: true, plus: true });

@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { READER, readerWorkflow, runWorkflow } from '../harness';
+import { captureLogs } from '../harness/logCapture';
 import { runs } from '../property/fc';
+import { allFields, expectNoToken } from '../property/tokenDecoders';
+import { TOKEN_FORMS } from '../sandbox/tokenForms';
 import { useSandbox } from '../sandbox/useSandbox';
 import { serviceCredentials } from './reader/exportHelpers';
 
@@ -88,4 +91,43 @@ describe('the access token never comes back out, whatever the Service wraps it i
 			runs(60),
 		);
 	}, 120_000);
+
+	type Echo = 'message' | 'code' | 'cursor' | 'wwwAuthenticate' | 'fileName' | 'pageError';
+	const echoes: Record<Echo, { parameters: INodeParameters; path: string; status: number }> = {
+		message: { parameters: catalogue, path: '/v1/reader/webhooks/catalogue', status: 400 },
+		code: { parameters: recordGet, path: '/v1/reader/exports/records/KE-1001', status: 404 },
+		cursor: { parameters: portfolioJson, path: '/v1/reader/exports/portfolio', status: 200 },
+		wwwAuthenticate: { parameters: catalogue, path: '/v1/reader/webhooks/catalogue', status: 401 },
+		fileName: { parameters: recordGet, path: '/v1/reader/exports/records/KE-1001', status: 200 },
+		// Page 1 hands out the token as its cursor; page 2, asked with it, fails: the error keeps the cursor (errorResponse).
+		pageError: { parameters: portfolioJson, path: '/v1/reader/exports/portfolio', status: 200 },
+	};
+
+	test('echoed in URL, JSON and HTML forms (lower-case hex, every byte, \\u, &#x2F;, &sol;...): not in the run data n8n stores, nor in its logs, even decoded', async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.constantFrom(...TOKEN_FORMS), fc.constantFrom<Echo>('message', 'code', 'cursor', 'wwwAuthenticate', 'fileName', 'pageError'), fc.boolean(), async (form, where, continueOnFail) => {
+				const echo = echoes[where];
+				sandbox.control.clearFaults();
+				if (where === 'pageError') {
+					sandbox.control.failRoute({ path: echo.path, mode: 'echoToken', status: 200, form, in: 'cursor', times: 1 });
+					sandbox.control.failRoute({ path: echo.path, mode: 'answer', status: 400, contentType: 'application/json', body: '{"error":{"code":"bad_cursor","message":"No such page."}}' });
+				} else {
+					sandbox.control.failRoute({ path: echo.path, mode: 'echoToken', status: echo.status, form, in: where });
+				}
+				const logs = captureLogs();
+				let stored: string;
+				try {
+					const workflow = readerWorkflow(echo.parameters, { continueOnFail });
+					const result = await runWorkflow(workflow, { credentials: serviceCredentials(sandbox) });
+					stored = JSON.stringify({ run: allFields(result.run), logs: logs.lines });
+					// The Service's answer did arrive: an error or a file, not nothing.
+					expect(result.error(READER) !== undefined || result.output(READER).length > 0).toBe(true);
+				} finally {
+					logs.restore();
+				}
+				expectNoToken(stored, TOKEN);
+			}),
+			runs(40),
+		);
+	}, 180_000);
 });

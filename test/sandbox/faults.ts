@@ -1,4 +1,5 @@
 import type { Listing } from './paging';
+import type { TokenForm } from './tokenForms';
 
 export type FaultMode = '500' | '429' | 'drop' | 'slow';
 
@@ -60,8 +61,14 @@ export type RouteFault = {
 	| { mode: 'oversize'; bytes: number }
 	/** A JSON list page (with `csv`, a CSV page of one company, header row first) whose next-page cursor is new every time. */
 	| { mode: 'endlessCursor'; csv?: boolean }
-	/** An error (or, with status 200, an answer) whose text quotes the bearer token it received. */
-	| { mode: 'echoToken'; status: number }
+	/**
+	 * An error (or, with status 200, an answer) whose text quotes the bearer token it received, every
+	 * character in `form` (tokenForms.ts), `in` the error's message (default) or `code`, the next-page
+	 * `cursor` (the same on every page, so paging fails naming it; a CSV page when the request asks
+	 * format=csv), a 401's `wwwAuthenticate` header, or a record's Content-Disposition `fileName` made
+	 * safe (`/` as `_`).
+	 */
+	| { mode: 'echoToken'; status: number; form?: TokenForm; in?: 'message' | 'code' | 'cursor' | 'wwwAuthenticate' | 'fileName' }
 	/** 200 with a JSON body sent one byte every `everyMs` (a Service that never pauses long, and never ends soon). */
 	| { mode: 'drip'; everyMs: number; body: string }
 	/** A literal answer. */

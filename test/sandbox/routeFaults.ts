@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { RouteFault } from './faults';
 import { bearerToken, sendJson } from './http';
+import { encodeToken } from './tokenForms';
 
 let endlessCsvPages = 0;
 
@@ -52,12 +53,45 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 			return;
 		}
 		case 'echoToken': {
-			const token = bearerToken(req) ?? '';
-			const body =
-				fault.status >= 400
-					? { error: { code: 'bad_token', message: `The token ${token} may not do this.` } }
-					: { data: [{ note: `issued to ${token}` }] };
-			sendJson(res, fault.status, body);
+			const token = encodeToken(bearerToken(req) ?? '', fault.form ?? 'raw');
+			// Written as JSON text by hand: a \u escape stays in the body as the Service wrote it.
+			const quoted = (text: string) => `"${fault.form === 'jsonEscaped' || fault.form === 'jsonSolidus' ? text : JSON.stringify(text).slice(1, -1)}"`;
+			const json = (status: number, body: string, headers: Record<string, string> = {}) => {
+				res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+				res.end(body);
+			};
+			switch (fault.in ?? 'message') {
+				case 'code':
+					json(fault.status, `{"error":{"code":${quoted(token)},"message":"Not found."}}`);
+					return;
+				case 'cursor':
+					if (url.searchParams.get('format') === 'csv') {
+						res.writeHead(200, { 'Content-Type': 'text/csv', 'X-Service-Next-Cursor': token });
+						res.end('ke,company_name\r\nKE-1,Acme\r\n');
+						return;
+					}
+					sendJson(res, 200, { data: [{ ke: 'KE-1' }] }, { 'X-Service-Next-Cursor': token });
+					return;
+				case 'wwwAuthenticate':
+					json(401, '{"error":{"code":"unauthorized","message":"No."}}', { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${token}"` });
+					return;
+				case 'fileName':
+					json(200, '{"ks":"KS-1"}', { 'Content-Disposition': `attachment; filename="${encodeToken((bearerToken(req) ?? '').replace(/[\\/]/g, '_'), fault.form ?? 'raw')}.json"` });
+					return;
+				case 'message':
+					if (fault.form !== 'jsonEscaped' && fault.form !== 'jsonSolidus') {
+						const body = fault.status >= 400 ? { error: { code: 'bad_token', message: `The token ${token} may not do this.` } } : { data: [{ note: `issued to ${token}` }] };
+						sendJson(res, fault.status, body);
+						return;
+					}
+					json(
+						fault.status,
+						fault.status >= 400
+							? `{"error":{"code":"bad_token","message":${quoted(`The token ${token} may not do this.`)}}}`
+							: `{"data":[{"note":${quoted(`issued to ${token}`)}}]}`,
+					);
+					return;
+			}
 			return;
 		}
 		case 'drip': {
