@@ -110,7 +110,7 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 		}
 		case 'answer':
 			res.writeHead(fault.status, { 'Content-Type': fault.contentType, ...fault.headers });
-			res.end(fault.body);
+			res.end(Buffer.from(fault.body, fault.bodyEncoding ?? 'utf8'));
 			return;
 	}
 }

@@ -1,6 +1,9 @@
 /**
- * One page of a CSV export streamed into the export's file. Pure: no n8n types. The page passes
- * through unchanged, byte for byte, except that a repeated header row and a later page's byte order
+ * One page of a CSV export streamed into the export's file. Pure: no n8n types. The file mode feeds it
+ * bytes as latin1 text (one character per byte, `bytesAsText`), so nothing is decoded and re-encoded
+ * whatever the charset (any ASCII-compatible one: UTF-8, windows-1252, ISO-8859-x); delimiters, quotes
+ * and line ends are ASCII, and the header row and the byte order mark are found on the bytes. The page
+ * passes through unchanged, byte for byte, except that a repeated header row and a later page's byte order
  * mark are dropped, the formula guard can be removed, and it stops after a number of rows. It works
  * chunk by chunk so a file can be streamed page by page without holding a page in memory.
  */
@@ -9,7 +12,9 @@ import { parse } from 'csv-parse/sync';
 import type { CsvDelimiter, CsvDelimiterSetting, CsvHeaderRepeat } from '../../shared/csv';
 import { CsvFormatError, detectDelimiter, firstRecordEnd, FORMULA_GUARD, FORMULA_STARTS, isRepeatedHeader } from '../../shared/csv';
 
+/** UTF-8's byte order mark as text; `BOM_BYTES` the same as latin1 text of its bytes (EF BB BF). */
 const BOM = '\uFEFF';
+export const BOM_BYTES = '\u00EF\u00BB\u00BF';
 /** A header row longer than this is not a header row: refused rather than buffered. */
 const MAX_HEADER_CHARS = 1024 * 1024;
 
@@ -26,6 +31,8 @@ export interface CsvPageFilterOptions {
 	lineEnd?: string;
 	/** Called with each data row's cells and the header row (the expiries window check); only then are rows split into cells. */
 	onRow?: (cells: string[], header: readonly string[]) => void;
+	/** The byte order mark as the text fed holds it: `BOM_BYTES` for bytes read as latin1 (default: U+FEFF). */
+	bom?: string;
 }
 
 /**
@@ -53,6 +60,7 @@ export class CsvPageFilter {
 	private recordHasContent = false;
 	private bomChecked = false;
 	private carry = '';
+	private readonly bom: string;
 	/** Text before the delimiter is known (first page, Detect). */
 	private unread = '';
 	/** The first record's text as it would be passed on. */
@@ -67,6 +75,7 @@ export class CsvPageFilter {
 		this.firstPage = options.header === undefined;
 		this.headerPending = this.firstPage || options.headerRepeat !== 'first';
 		this.lineEnd = options.lineEnd ?? '\r\n';
+		this.bom = options.bom ?? BOM;
 		if (options.delimiter !== 'auto') this.delimiter = options.delimiter;
 		else if (!this.firstPage) throw new Error('A later page needs the delimiter of the first page');
 	}
@@ -97,7 +106,9 @@ export class CsvPageFilter {
 	/** Collects the first page's text until its header row has ended, then reads the delimiter off it. */
 	private detect(text: string, final: boolean): void {
 		this.unread += text;
-		const body = this.unread.replace(/^\uFEFF?[\r\n]*/, '');
+		let from = this.unread.startsWith(this.bom) ? this.bom.length : 0;
+		while (from < this.unread.length && (this.unread[from] === '\r' || this.unread[from] === '\n')) from++;
+		const body = this.unread.slice(from);
 		const end = firstRecordEnd(body);
 		if (end < 0 && !final) {
 			if (body.length > MAX_HEADER_CHARS) throw new CsvFormatError('The first line of the page is longer than 1 MiB, so it is not a header row');
@@ -160,8 +171,22 @@ export class CsvPageFilter {
 		return cells ?? [];
 	}
 
-	private process(text: string, final: boolean): void {
+	private process(input: string, final: boolean): void {
 		this.carry = '';
+		let text = input;
+		if (!this.bomChecked) {
+			// A byte order mark of several bytes may arrive split across chunks: wait for all of it.
+			if (!final && text.length < this.bom.length && this.bom.startsWith(text)) {
+				this.carry = text;
+				return;
+			}
+			this.bomChecked = true;
+			if (text.startsWith(this.bom)) {
+				// One file, one byte order mark: the first page's.
+				if (this.firstPage) this.out += this.bom;
+				text = text.slice(this.bom.length);
+			}
+		}
 		const strip = this.options.stripFormulaGuard;
 		const delimiter = this.delimiter;
 		for (let i = 0; i < text.length && !this.done; i++) {
@@ -173,14 +198,6 @@ export class CsvPageFilter {
 				this.carry = text.slice(i);
 				return true;
 			};
-			if (!this.bomChecked) {
-				this.bomChecked = true;
-				if (ch === BOM) {
-					// One file, one byte order mark: the first page's.
-					if (this.firstPage) this.out += ch;
-					continue;
-				}
-			}
 			if (this.inQuotes) {
 				if (ch === '"') {
 					if (needNext()) return;

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CsvPageFilter } from './csvPageFilter';
+import { BOM_BYTES, CsvPageFilter } from './csvPageFilter';
 import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { Page, PageRequest } from '../../shared/paging';
@@ -92,17 +92,17 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 					stripFormulaGuard,
 					maxRows: limit === undefined ? undefined : limit - rows,
 					onRow,
+					bom: BOM_BYTES,
 				});
-				// ignoreBOM keeps a byte order mark in the text: the filter decides what to do with it.
-				const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+				// Bytes as latin1 text, one character per byte: nothing is decoded, so every byte comes out as it came.
 				for await (const chunk of page.content) {
-					const text = filter.push(decoder.decode(chunk as Buffer, { stream: true }));
-					if (text) yield counted(Buffer.from(text, 'utf8'));
+					const text = filter.push((chunk as Buffer).toString('latin1'));
+					if (text) yield counted(Buffer.from(text, 'latin1'));
 					// Leaving the loop closes the response: the rest of the page is not needed.
 					if (filter.done) break;
 				}
-				const rest = filter.done ? '' : filter.end(decoder.decode());
-				if (rest) yield counted(Buffer.from(rest, 'utf8'));
+				const rest = filter.done ? '' : filter.end();
+				if (rest) yield counted(Buffer.from(rest, 'latin1'));
 				first ??= filter;
 				rows += filter.rows;
 				pages++;
