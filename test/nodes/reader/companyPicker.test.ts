@@ -5,6 +5,8 @@ import { listSearch } from '../../harness';
 import { ServiceReader } from '../../../nodes/ServiceReader/ServiceReader.node';
 import { serviceApi } from '../../sandbox/credential';
 import { useSandbox } from '../../sandbox/useSandbox';
+import { expectNoToken } from '../../property/tokenDecoders';
+import { encodeToken } from '../../sandbox/tokenForms';
 import { serviceCredentials } from './exportHelpers';
 import { binaryBytes, READER, runReader } from './helpers';
 
@@ -100,6 +102,35 @@ describe('KE picker (From List): the companies that share, from the portfolio ex
 			sandbox.control.grantShare('KE-1006');
 		}
 		expect((await allPages()).flatMap((page) => page.results.map((result) => result.value))).toContain('KE-1006');
+	});
+
+	it('seals its pagination token: a cursor echoing the access token (or any Service text) never reaches the browser, yet the next page is asked with it as sent', async () => {
+		const token = sandbox.tokens.reader;
+		const cursor = encodeToken(token, 'urlLower');
+		sandbox.control.failRoute({ path: PORTFOLIO_PATH, mode: 'echoToken', status: 200, form: 'urlLower', in: 'cursor', times: 1 });
+		const first = await search();
+		expect(first.results).toEqual([{ name: 'Acme (KE-1)', value: 'KE-1' }]);
+		const paginationToken = first.paginationToken as string;
+		expectNoToken(paginationToken, token);
+		// Neither the cursor nor the header row's cells, in any form the browser could read.
+		for (const text of [cursor, 'company_name', 'Y29tcGFueV9uYW1l', 'company']) expect(paginationToken).not.toContain(text);
+
+		const before = portfolioRequests().length;
+		await search({ paginationToken }).catch(() => undefined);
+		const [next] = portfolioRequests().slice(before);
+		expect(next.query[sandbox.dialect.cursorParameter]).toBe(cursor);
+
+		// Sealed under this credential's token: another credential (or an edited token) cannot go on from it.
+		const requests = sandbox.control.requests().length;
+		const other = listSearch(reader, 'searchCompanies', {
+			credentials: serviceCredentials(sandbox, { reader: 'other' }),
+			parameters: { resource: 'record', operation: 'get' },
+			paginationToken,
+		});
+		await expect(other).rejects.toThrow('The company list cannot go on from where it was: search again');
+		const edited = `${paginationToken.slice(0, -2)}${paginationToken.endsWith('A') ? 'B' : 'A'}`;
+		await expect(search({ paginationToken: edited })).rejects.toThrow('The company list cannot go on from where it was: search again');
+		expect(sandbox.control.requests()).toHaveLength(requests);
 	});
 
 	it('refuses a pagination token it did not make, before any request', async () => {

@@ -5,6 +5,8 @@ import { ServiceTrigger } from '../../../nodes/ServiceTrigger/ServiceTrigger.nod
 import { deduplicationStore } from '../../harness';
 import type { Sandbox } from '../../sandbox';
 import { csvLine } from '../../sandbox/csv';
+import { allFields, expectNoToken } from '../../property/tokenDecoders';
+import type { TokenForm } from '../../sandbox/tokenForms';
 import { useTriggerSetup, type TriggerSetup } from './setup';
 
 const PORTFOLIO = '/v1/reader/exports/portfolio';
@@ -124,6 +126,28 @@ describe('Service Trigger: Add Company Details', () => {
 		expect(twice.runs).toHaveLength(0);
 		const [error] = setup.receiver.errors.slice(errorsBefore) as Array<Error & { description?: string }>;
 		expect(`${error.message} ${error.description ?? ''}`).toContain('page 1 of the portfolio export: Its header row names the column "tier" twice (columns 2 and 4)');
+	});
+
+	it('a portfolio cursor echoing the access token (in any form) and repeated fails the execution naming the page, never the token: not in the error, not in the log', async () => {
+		const { control } = setup.sandbox;
+		const forms: TokenForm[] = ['raw', 'urlLower', 'urlUpperPartial', 'jsonEscaped', 'htmlHex', 'htmlNamed', 'mixed'];
+		try {
+			for (const form of forms) {
+				control.failRoute({ path: PORTFOLIO, mode: 'echoToken', status: 200, form, in: 'cursor' });
+				const errorsBefore = setup.receiver.errors.length;
+				const logsBefore = setup.logs.length;
+				const { delivery, runs } = await runFor(setup, 'ledger_high', 'KE-1010');
+				expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
+				expect(runs).toHaveLength(0);
+				const errors = setup.receiver.errors.slice(errorsBefore);
+				expect(errors).toHaveLength(1);
+				expect(errors[0].message).toContain('Add Company Details could not read page 2 of the portfolio export: Page 2 of the list answered with the cursor "***" that was already used');
+				expectNoToken(JSON.stringify({ errors: allFields(errors), logs: setup.logs.slice(logsBefore) }), setup.sandbox.tokens.reader);
+				control.clearFaults();
+			}
+		} finally {
+			control.clearFaults();
+		}
 	});
 });
 
