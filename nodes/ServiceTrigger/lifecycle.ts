@@ -8,6 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { headerValue } from '../shared/transport/answer';
 import { getServiceSettings, serviceRequest } from '../shared/transport/serviceRequest';
+import { credentialRedactors } from '../shared/transport/tokenKeptOut';
 import { pathSegmentProblem } from '../shared/validation';
 import { isRecord } from '../shared/answerShape';
 import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
@@ -190,16 +191,19 @@ export async function removeEndpointsAt(this: LifecycleContext, url: string, kee
  * (not supported) are fine, and no failure may block deactivation, so it only logs. True when the
  * endpoint is gone (deleted, or already gone).
  */
-export async function removeEndpoint(this: LifecycleContext, id: string): Promise<boolean> {
-	const problem = pathSegmentProblem('The webhook endpoint id', id);
+export async function removeEndpoint(this: LifecycleContext, serviceId: string): Promise<boolean> {
+	// The id is the Service's text: the log line shows it without the access token (the request uses it whole).
+	const { redact } = await credentialRedactors.call(this);
+	const id = redact(serviceId);
+	const problem = pathSegmentProblem('The webhook endpoint id', serviceId);
 	if (problem) {
-		this.logger.warn(`Service Trigger: not deleting the webhook endpoint at the Service: ${problem}`);
+		this.logger.warn(`Service Trigger: not deleting the webhook endpoint at the Service: ${redact(problem)}`);
 		return false;
 	}
 	try {
 		const answer = await serviceRequest.call(
 			this,
-			{ method: 'DELETE', path: `${ENDPOINTS_PATH}/${encodeURIComponent(id)}` },
+			{ method: 'DELETE', path: `${ENDPOINTS_PATH}/${encodeURIComponent(serviceId)}` },
 			{ allowStatuses: [404, 405], maxAttempts: 2 },
 		);
 		if (answer.statusCode === 405) {
