@@ -11,6 +11,8 @@
 interface Source {
 	readonly length: number;
 	code(index: number): number;
+	/** Where `code` next occurs from `from` on, or -1 (the runtime's own search). */
+	indexOf(code: number, from: number): number;
 	/** Strings: a raw character is UTF-8 encoded; bytes pass as they are. */
 	readonly text: boolean;
 }
@@ -194,6 +196,11 @@ class Matcher {
 		this.starts = new Int32Array(pattern.length);
 	}
 
+	/** Forgets a partial match: the scan jumps over text that cannot be part of one. */
+	reset(): void {
+		this.state = 0;
+	}
+
 	feed(byte: number, start: number, end: number): void {
 		const { pattern, failure } = this;
 		this.starts[this.fed % pattern.length] = start;
@@ -232,21 +239,90 @@ function utf8(codePoint: number, emit: (byte: number) => void): void {
 	}
 }
 
+/**
+ * One decoding's scan. A match that is not the token as typed holds an escape, and spans at most as
+ * many units as the token has bytes, each before the escape one character (two for a surrogate pair):
+ * so text farther than that from every escape character is jumped over (found by the runtime's search),
+ * and a long answer with few escapes costs little more than that search. The raw, folded scan (file
+ * names) reads everything.
+ */
 function scan(source: Source, pattern: Uint8Array, decoding: Decoding, foldSlashes: boolean): Array<[number, number]> {
 	const matcher = new Matcher(pattern);
 	const unit: Unit = { byte: -1, codePoint: -1, length: 1 };
+	const introducers = [decoding.url && PERCENT, decoding.json && BACKSLASH, decoding.html && AMPERSAND, decoding.plus && PLUS].filter(
+		(code): code is number => typeof code === 'number',
+	);
+	const skipping = introducers.length > 0;
+	const nextAt = introducers.map(() => -2);
+	const margin = 2 * pattern.length + 2;
 	let start = 0;
 	let end = 0;
-	const emit = (byte: number) => matcher.feed(foldSlashes && (byte === SLASH || byte === BACKSLASH) ? UNDERSCORE : byte, start, end);
-	for (let at = 0; at < source.length; at = end) {
+	// Bytes fed since the last escape: once the token's length, no match can still hold that escape.
+	let sinceEscape = Number.POSITIVE_INFINITY;
+	const emit = (byte: number) => {
+		sinceEscape++;
+		matcher.feed(foldSlashes && (byte === SLASH || byte === BACKSLASH) ? UNDERSCORE : byte, start, end);
+	};
+	const tokenBytes = new Uint8Array(256);
+	for (const byte of pattern) tokenBytes[byte] = 1;
+	const fold = (byte: number) => (foldSlashes && (byte === SLASH || byte === BACKSLASH) ? UNDERSCORE : byte);
+	let allIn = true;
+	const check = (byte: number) => {
+		if (tokenBytes[fold(byte)] === 0) allIn = false;
+	};
+	/** Whether every byte the unit decodes to is one of the token's: else no match can hold it. */
+	const inToken = (decoded: Unit) => {
+		allIn = true;
+		if (decoded.byte >= 0) check(decoded.byte);
+		else utf8(decoded.codePoint, check);
+		return allIn;
+	};
+	const isIntroducer = new Uint8Array(128);
+	for (const code of introducers) isIntroducer[code] = 1;
+	const length = source.length;
+	for (let at = 0; at < length; at = end) {
+		if (skipping && sinceEscape >= pattern.length) {
+			// `at` is where a unit starts, and so is each escape character up to the next one: what lies
+			// between is characters as they are. An escape whose character is not in the token is passed over.
+			let resume = -1;
+			while (resume < 0) {
+				let next = -1;
+				for (let i = 0; i < introducers.length; i++) {
+					if (nextAt[i] !== -1 && nextAt[i] < at) nextAt[i] = source.indexOf(introducers[i], at);
+					if (nextAt[i] !== -1 && (next === -1 || nextAt[i] < next)) next = nextAt[i];
+				}
+				if (next === -1) return matcher.ranges;
+				// Not an escape there, the character itself counts: the token may hold it.
+				const decoded = decodeAt(source, next, decoding, unit);
+				if (decoded ? inToken(unit) : tokenBytes[fold(source.code(next))] === 1) {
+					resume = Math.max(at, next - margin);
+					// Read on up to that escape without asking again (a character is at most 3 bytes here).
+					sinceEscape = -3 * (next - resume) - 1;
+				} else {
+					at = next + (decoded ? unit.length : 1);
+					matcher.reset();
+				}
+			}
+			if (resume > at) matcher.reset();
+			at = resume;
+			if (at >= length) break;
+		}
 		start = at;
+		const code = source.code(at);
+		// Most characters: ASCII and no escape, fed as they are.
+		if (code < 0x80 && isIntroducer[code] === 0) {
+			end = at + 1;
+			sinceEscape++;
+			matcher.feed(foldSlashes && (code === SLASH || code === BACKSLASH) ? UNDERSCORE : code, start, end);
+			continue;
+		}
 		if (decodeAt(source, at, decoding, unit)) {
 			end = at + unit.length;
+			if (inToken(unit)) sinceEscape = 0;
 			if (unit.byte >= 0) emit(unit.byte);
 			else utf8(unit.codePoint, emit);
 			continue;
 		}
-		const code = source.code(at);
 		if (!source.text) {
 			end = at + 1;
 			emit(code);
@@ -254,7 +330,7 @@ function scan(source: Source, pattern: Uint8Array, decoding: Decoding, foldSlash
 		}
 		let codePoint = code;
 		end = at + 1;
-		if (code >= 0xd800 && code <= 0xdbff && at + 1 < source.length) {
+		if (code >= 0xd800 && code <= 0xdbff && at + 1 < length) {
 			const low = source.code(at + 1);
 			if (low >= 0xdc00 && low <= 0xdfff) {
 				codePoint = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
@@ -306,12 +382,12 @@ export class TokenMatch {
 	}
 
 	rangesInText(text: string, options: MatchOptions = {}): Array<[number, number]> {
-		const source: Source = { length: text.length, code: (i) => text.charCodeAt(i), text: true };
+		const source: Source = { length: text.length, code: (i) => text.charCodeAt(i), indexOf: (code, from) => text.indexOf(String.fromCharCode(code), from), text: true };
 		return this.ranges(source, (code) => text.includes(String.fromCharCode(code)), options, () => occurrences(text, this.token));
 	}
 
 	rangesInBytes(bytes: Buffer, options: MatchOptions = {}): Array<[number, number]> {
-		const source: Source = { length: bytes.length, code: (i) => bytes[i], text: false };
+		const source: Source = { length: bytes.length, code: (i) => bytes[i], indexOf: (code, from) => bytes.indexOf(code, from), text: false };
 		return this.ranges(source, (code) => bytes.includes(code), options, () => occurrences(bytes, this.tokenBytes));
 	}
 

@@ -93,6 +93,20 @@ describe('the token, in any form that decodes to it, is taken out', () => {
 		);
 	});
 
+	test('among other escapes (\\", &amp;, %20, \\\\, a lone & or %): the token is still found, and what is left never decodes to it', () => {
+		const noise = fc.array(fc.constantFrom('a', ' ', '\\"', '&amp;', '%20', '\\\\', '&', '%', '\\n', '&#x41;', '%u0020', '\\u00e9', 'ü', '😀'), { maxLength: 40 }).map((parts) => parts.join(''));
+		fc.assert(
+			fc.property(token, ways, only, noise, noise, (secret, drawn, decoder, before, after) => {
+				const text = encoded(secret, drawn, decoder);
+				fc.pre(decodesTo(text, secret));
+				const out = tokenRedactors(secret).redact(`${before} ${text} ${after}`);
+				expect(out).toContain('***');
+				expectNoToken(out, secret);
+			}),
+			runs(1000),
+		);
+	});
+
 	test('bytes: the token replaced in place, every other byte (0xFC of windows-1252) kept', () => {
 		fc.assert(
 			fc.property(token, ways, only, fc.uint8Array({ maxLength: 12 }), (secret, drawn, decoder, noise) => {
