@@ -25,6 +25,22 @@ export interface MatchOptions {
 /** `lenient`: only `\u` and `\/` are escapes (`\\`, `\t`... are not), as a decoder that looks for those alone reads it. */
 type Decoding = { url: boolean; json: boolean; html: boolean; plus: boolean; lenient?: boolean };
 
+/** A decoding with its escape characters, made once per token. */
+interface PreparedDecoding {
+	decoding: Decoding;
+	introducers: number[];
+	isIntroducer: Uint8Array;
+}
+
+function prepareDecoding(decoding: Decoding): PreparedDecoding {
+	const introducers = [decoding.url && PERCENT, decoding.json && BACKSLASH, decoding.html && AMPERSAND, decoding.plus && PLUS].filter(
+		(code): code is number => typeof code === 'number',
+	);
+	const isIntroducer = new Uint8Array(128);
+	for (const code of introducers) isIntroducer[code] = 1;
+	return { decoding, introducers, isIntroducer };
+}
+
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
 const AMPERSAND = 0x26;
@@ -178,22 +194,37 @@ function entityAt(source: Source, at: number, unit: Unit): boolean {
 }
 
 /** KMP over the token's bytes, fed decoded bytes that each remember their unit's place in the input. */
+/** The token's bytes (as typed or folded), made once: KMP's failure table and which bytes it holds. */
+interface Prepared {
+	pattern: Uint8Array;
+	failure: Int32Array;
+	holds: Uint8Array;
+}
+
+function prepare(pattern: Uint8Array): Prepared {
+	const failure = new Int32Array(pattern.length);
+	for (let i = 1, k = 0; i < pattern.length; i++) {
+		while (k > 0 && pattern[i] !== pattern[k]) k = failure[k - 1];
+		if (pattern[i] === pattern[k]) k++;
+		failure[i] = k;
+	}
+	const holds = new Uint8Array(256);
+	for (const byte of pattern) holds[byte] = 1;
+	return { pattern, failure, holds };
+}
+
 class Matcher {
+	private readonly pattern: Uint8Array;
 	private readonly failure: Int32Array;
-	private readonly starts: Int32Array;
+	/** Where each of the last bytes fed began, made on the first byte (most scans feed none). */
+	private starts: Int32Array | undefined;
 	private state = 0;
 	private fed = 0;
 	readonly ranges: Array<[number, number]> = [];
 
-	constructor(private readonly pattern: Uint8Array) {
-		const failure = new Int32Array(pattern.length);
-		for (let i = 1, k = 0; i < pattern.length; i++) {
-			while (k > 0 && pattern[i] !== pattern[k]) k = failure[k - 1];
-			if (pattern[i] === pattern[k]) k++;
-			failure[i] = k;
-		}
-		this.failure = failure;
-		this.starts = new Int32Array(pattern.length);
+	constructor(prepared: Prepared) {
+		this.pattern = prepared.pattern;
+		this.failure = prepared.failure;
 	}
 
 	/** Forgets a partial match: the scan jumps over text that cannot be part of one. */
@@ -203,13 +234,15 @@ class Matcher {
 
 	feed(byte: number, start: number, end: number): void {
 		const { pattern, failure } = this;
-		this.starts[this.fed % pattern.length] = start;
+		this.starts ??= new Int32Array(pattern.length);
+		const starts = this.starts;
+		starts[this.fed % pattern.length] = start;
 		this.fed++;
 		let k = this.state;
 		while (k > 0 && byte !== pattern[k]) k = failure[k - 1];
 		if (byte === pattern[k]) k++;
 		if (k === pattern.length) {
-			this.add(this.starts[this.fed % pattern.length], end);
+			this.add(starts[this.fed % pattern.length], end);
 			k = failure[k - 1];
 		}
 		this.state = k;
@@ -246,12 +279,10 @@ function utf8(codePoint: number, emit: (byte: number) => void): void {
  * and a long answer with few escapes costs little more than that search. The raw, folded scan (file
  * names) reads everything.
  */
-function scan(source: Source, pattern: Uint8Array, decoding: Decoding, foldSlashes: boolean): Array<[number, number]> {
-	const matcher = new Matcher(pattern);
+function scan(source: Source, prepared: Prepared, { decoding, introducers, isIntroducer }: PreparedDecoding, foldSlashes: boolean): Array<[number, number]> {
+	const { pattern } = prepared;
+	const matcher = new Matcher(prepared);
 	const unit: Unit = { byte: -1, codePoint: -1, length: 1 };
-	const introducers = [decoding.url && PERCENT, decoding.json && BACKSLASH, decoding.html && AMPERSAND, decoding.plus && PLUS].filter(
-		(code): code is number => typeof code === 'number',
-	);
 	const skipping = introducers.length > 0;
 	const nextAt = introducers.map(() => -2);
 	const margin = 2 * pattern.length + 2;
@@ -263,8 +294,7 @@ function scan(source: Source, pattern: Uint8Array, decoding: Decoding, foldSlash
 		sinceEscape++;
 		matcher.feed(foldSlashes && (byte === SLASH || byte === BACKSLASH) ? UNDERSCORE : byte, start, end);
 	};
-	const tokenBytes = new Uint8Array(256);
-	for (const byte of pattern) tokenBytes[byte] = 1;
+	const tokenBytes = prepared.holds;
 	const fold = (byte: number) => (foldSlashes && (byte === SLASH || byte === BACKSLASH) ? UNDERSCORE : byte);
 	let allIn = true;
 	const check = (byte: number) => {
@@ -277,8 +307,6 @@ function scan(source: Source, pattern: Uint8Array, decoding: Decoding, foldSlash
 		else utf8(decoded.codePoint, check);
 		return allIn;
 	};
-	const isIntroducer = new Uint8Array(128);
-	for (const code of introducers) isIntroducer[code] = 1;
 	const length = source.length;
 	for (let at = 0; at < length; at = end) {
 		if (skipping && sinceEscape >= pattern.length) {
@@ -368,50 +396,62 @@ function introduces(decoding: Decoding, has: (code: number) => boolean): boolean
  * A decoding whose escape character does not occur in the input is the input itself: skipped.
  */
 export class TokenMatch {
-	private readonly pattern: Uint8Array;
-	private readonly folded: Uint8Array;
-	private readonly decodings: Decoding[];
-
+	private readonly pattern: Prepared;
+	private readonly folded: Prepared;
+	private readonly decodings: PreparedDecoding[];
 	private readonly tokenBytes: Buffer;
+	/** No form of the token is shorter than this many characters (a character is at most 3 bytes, 4 for two). */
+	private readonly shortest: number;
 
 	constructor(private readonly token: string) {
 		this.tokenBytes = Buffer.from(token, 'utf8');
-		this.pattern = new Uint8Array(Buffer.from(token, 'utf8'));
-		this.folded = this.pattern.map((byte) => (byte === SLASH || byte === BACKSLASH ? UNDERSCORE : byte));
-		this.decodings = decodings(token);
+		const bytes = new Uint8Array(this.tokenBytes);
+		this.pattern = prepare(bytes);
+		this.folded = prepare(bytes.map((byte) => (byte === SLASH || byte === BACKSLASH ? UNDERSCORE : byte)));
+		this.decodings = decodings(token).map(prepareDecoding);
+		this.shortest = Math.ceil(bytes.length / 3);
 	}
 
 	rangesInText(text: string, options: MatchOptions = {}): Array<[number, number]> {
+		if (text.length < this.shortest) return [];
+		let present = 0;
+		for (let i = 0; i < ESCAPES.length; i++) if (text.includes(ESCAPE_TEXT[i])) present |= 1 << i;
+		// Most text: no escape character, so only the token as typed can be there.
+		if (present === 0 && !options.foldSlashes) return occurrences(text, this.token);
 		const source: Source = { length: text.length, code: (i) => text.charCodeAt(i), indexOf: (code, from) => text.indexOf(String.fromCharCode(code), from), text: true };
-		return this.ranges(source, (code) => text.includes(String.fromCharCode(code)), options, () => occurrences(text, this.token));
+		return this.ranges(source, present, options, () => occurrences(text, this.token));
 	}
 
 	rangesInBytes(bytes: Buffer, options: MatchOptions = {}): Array<[number, number]> {
+		if (bytes.length < this.shortest) return [];
+		let present = 0;
+		for (let i = 0; i < ESCAPES.length; i++) if (bytes.includes(ESCAPES[i])) present |= 1 << i;
+		if (present === 0 && !options.foldSlashes) return occurrences(bytes, this.tokenBytes);
 		const source: Source = { length: bytes.length, code: (i) => bytes[i], indexOf: (code, from) => bytes.indexOf(code, from), text: false };
-		return this.ranges(source, (code) => bytes.includes(code), options, () => occurrences(bytes, this.tokenBytes));
+		return this.ranges(source, present, options, () => occurrences(bytes, this.tokenBytes));
 	}
 
-	private ranges(
-		source: Source,
-		has: (code: number) => boolean,
-		options: MatchOptions,
-		native: () => Array<[number, number]>,
-	): Array<[number, number]> {
-		const pattern = options.foldSlashes ? this.folded : this.pattern;
+	/** `present`: a bit for each of ESCAPES the input holds. */
+	private ranges(source: Source, present: number, options: MatchOptions, native: () => Array<[number, number]>): Array<[number, number]> {
+		const prepared = options.foldSlashes ? this.folded : this.pattern;
 		const found: Array<[number, number]> = [];
-		for (const decoding of this.decodings) {
+		for (const prepared_ of this.decodings) {
+			const { decoding } = prepared_;
 			const raw = !decoding.url && !decoding.json && !decoding.html && !decoding.plus;
 			// The token as typed is found by the runtime's own search.
 			if (raw && !options.foldSlashes) {
 				for (const range of native()) found.push(range);
 				continue;
 			}
-			if (!raw && !introduces(decoding, has)) continue;
-			for (const range of scan(source, pattern, decoding, options.foldSlashes === true)) found.push(range);
+			if (!raw && !introduces(decoding, (code) => (present & (1 << ESCAPES.indexOf(code))) !== 0)) continue;
+			for (const range of scan(source, prepared, prepared_, options.foldSlashes === true)) found.push(range);
 		}
-		return merged(found);
+		return found.length === 0 ? found : merged(found);
 	}
 }
+
+const ESCAPES = [PERCENT, BACKSLASH, AMPERSAND, PLUS];
+const ESCAPE_TEXT = ESCAPES.map((code) => String.fromCharCode(code));
 
 /** Every place `needle` starts, overlapping ones too, as ranges. */
 function occurrences(haystack: string | Buffer, needle: string | Buffer): Array<[number, number]> {
