@@ -1,6 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { keepingTokenOut } from '../shared/transport/tokenKeptOut';
 import { pollChanges } from './poll';
 
 export class ServiceChangesTrigger implements INodeType {
@@ -76,6 +77,6 @@ export class ServiceChangesTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollChanges.call(this);
+		return await keepingTokenOut(this, async () => await pollChanges.call(this));
 	}
 }

@@ -1,8 +1,8 @@
 /**
- * The boundary every error of both nodes passes on its way to n8n (run data, logs, the editor): each
+ * The boundary every error of the nodes passes on its way to n8n (run data, logs, the editor): each
  * own field of the error, its causes and what they hold is cleared of the access token in every form
  * (../redaction.ts), whatever built it. The nodes' entry points (execute, webhook, webhook methods,
- * list searches, load options) run their work through `keepingTokenOut`.
+ * poll, list searches, load options) run their work through `keepingTokenOut`.
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 

@@ -6,6 +6,7 @@ import { useSandbox } from '../../sandbox/useSandbox';
 import { serviceApi } from '../../sandbox/credential';
 import { nameFor } from '../../sandbox/requestDialect';
 import { invitationCsvRows, portfolioCsvRows } from '../reader/exportHelpers';
+import { allFields, expectNoToken } from '../../property/tokenDecoders';
 
 // The Service Changes Trigger in n8n-core's engine against the sandbox over HTTPS: polls as n8n
 // runs them (test/harness/pollHarness.ts), the sandbox changed between polls through its control API.
@@ -174,6 +175,18 @@ describe('Service Changes Trigger: answers that cannot be used', () => {
 		);
 		expect(error.message).toBe("The Service's answer for page 3 of the portfolio export could not be read");
 		expect(error.description).toMatch(/^Page 3 of the portfolio export \(fetched with cursor "[^"]+"\) failed\. Nothing was emitted and the state of the last complete poll is kept/);
+	});
+
+	it('a cursor echoing the access token (URL-encoded in lower case, or as JSON \\u escapes) then a failing page: the poll error names the page, never the token, in any field', async () => {
+		for (const form of ['urlLower', 'jsonEscaped'] as const) {
+			const error = await failedPollWith(() => {
+				sandbox.control.failRoute({ path: PORTFOLIO, times: 1, mode: 'echoToken', status: 200, form, in: 'cursor' });
+				sandbox.control.failRoute({ path: PORTFOLIO, times: 1, mode: 'answer', status: 200, contentType: 'text/csv', body: '"KE-1,unclosed\r\n' });
+			});
+			expect(error.message).toBe("The Service's answer for page 2 of the portfolio export could not be read");
+			expect(error.description).toMatch(/^Page 2 of the portfolio export \(fetched with cursor "\*\*\*"\) failed/);
+			expectNoToken(JSON.stringify(allFields(error)), sandbox.tokens.reader);
+		}
 	});
 
 	it('a page that stops part-way (Request Timeout) fails the poll', async () => {
