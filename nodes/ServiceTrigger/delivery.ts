@@ -5,6 +5,7 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { credentialRedactors } from '../shared/transport/tokenKeptOut';
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { alertKey, processMemory, triggerKey } from './redelivery';
 import { renewalItem, renewEndpoint } from './renewal';
@@ -56,7 +57,7 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// (verified with the same secret) does; at most once an hour per trigger, should n8n lose the save.
 	if (keys.resealed && resealRetries.get(trigger, Date.now()) === undefined) {
 		resealRetries.set(trigger, true, Date.now());
-		this.logger.info(`Service Trigger: alert ${item.alert_id} (${item.event_type}) is asked again (503) so that n8n saves the signing secret sealed under the new access token.`);
+		this.logger.info(`Service Trigger: alert ${await named.call(this, item)} is asked again (503) so that n8n saves the signing secret sealed under the new access token.`);
 		this.getResponseObject().status(503).setHeader('Retry-After', '60').send('Service Unavailable');
 		return { noWebhookResponse: true };
 	}
@@ -67,14 +68,14 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		const state = processMemory.claim(trigger, claimed, Date.now());
 		if (state === 'answered') {
 			this.logger.info(
-				`Service Trigger: alert ${item.alert_id} (${item.event_type}) was already passed on; this redelivery starts nothing.`,
+				`Service Trigger: alert ${await named.call(this, item)} was already passed on; this redelivery starts nothing.`,
 			);
 			return {};
 		}
 		if (state === 'in-flight') {
 			// Not 2xx: if the first copy's execution cannot be stored, this alert must still come again.
 			this.logger.info(
-				`Service Trigger: alert ${item.alert_id} (${item.event_type}) arrived again while its first copy is being answered; asked the Service to retry.`,
+				`Service Trigger: alert ${await named.call(this, item)} arrived again while its first copy is being answered; asked the Service to retry.`,
 			);
 			this.getResponseObject().status(409).setHeader('Retry-After', '60').send('Conflict');
 			return { noWebhookResponse: true };
@@ -89,6 +90,12 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// 6. Passed on. n8n answers (response mode "On Received") only after it has stored the execution,
 	// so a 2xx never stands for a delivery that was lost; the execution's first step records the alert_id.
 	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
+}
+
+/** "<alert_id> (<event_type>)" for a log line: the Service's text, shown without the access token. */
+async function named(this: IWebhookFunctions, item: { alert_id: unknown; event_type: unknown }): Promise<string> {
+	const { redact } = await credentialRedactors.call(this);
+	return redact(`${String(item.alert_id)} (${String(item.event_type)})`);
 }
 
 /** The Events parameter as a list; an expression may give a comma-separated string instead. */

@@ -23,6 +23,8 @@ export interface EmitOptions {
 	occurredAt?: string;
 	/** Deliver to this endpoint only, instead of every endpoint of the reader. */
 	endpointId?: string;
+	/** The alert_id, instead of a random one (a hostile Service's: e.g. one quoting the access token). */
+	alertId?: string;
 }
 
 export interface ProbeOptions extends EmitOptions {
@@ -95,7 +97,7 @@ export class AlertLog {
 		if (options.endpointId !== undefined && endpoints.length === 0) {
 			throw new Error(`Reader ${reader} has no webhook endpoint ${options.endpointId}.`);
 		}
-		const alertId = `al_${randomBytes(12).toString('hex')}`;
+		const alertId = options.alertId ?? `al_${randomBytes(12).toString('hex')}`;
 		const body = eventBody({
 			event_type: type,
 			alert_id: alertId,

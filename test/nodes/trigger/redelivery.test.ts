@@ -1,6 +1,8 @@
 import { processMemory } from '../../../nodes/ServiceTrigger/redelivery';
 import { deduplicationStore } from '../../harness';
 import { retryOffsetsSeconds } from '../../sandbox';
+import { expectNoToken } from '../../property/tokenDecoders';
+import { encodeToken } from '../../sandbox/tokenForms';
 import { useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';
@@ -80,6 +82,25 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 
 		expect(delivery.attempts.map((a) => a.status)).toEqual([500, 200]);
 		expect(await setup.executionsOf(alert.alertId)).toHaveLength(1);
+	});
+
+	it('an alert_id quoting the access token (HTML-escaped) is logged without it when its redelivery is refused', async () => {
+		const { control } = setup.sandbox;
+		await setup.receiver.drained();
+		setup.receiver.executionDelayMs = 300;
+		try {
+			const alert = control.emit('ledger_high', { organisation: KE }, { alertId: `al_${encodeToken(setup.sandbox.tokens.reader, 'htmlHex')}` });
+			await control.whenSettled(alert.alertId);
+			const logsBefore = setup.logs.length;
+			control.redeliver(alert.alertId);
+			await control.whenSettled(alert.alertId);
+			await setup.receiver.drained();
+			const lines = setup.logs.slice(logsBefore).map((l) => l.message);
+			expect(lines).toEqual(['Service Trigger: alert al_*** (ledger_high) was already passed on; this redelivery starts nothing.']);
+			expectNoToken(JSON.stringify(lines), setup.sandbox.tokens.reader);
+		} finally {
+			setup.receiver.executionDelayMs = 0;
+		}
 	});
 
 	it('starts nothing for a redelivery that arrives while the first copy\'s execution is still waiting to run', async () => {
