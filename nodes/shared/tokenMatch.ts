@@ -435,8 +435,8 @@ export class TokenMatch {
 	private ranges(source: Source, present: number, options: MatchOptions, native: () => Array<[number, number]>): Array<[number, number]> {
 		const prepared = options.foldSlashes ? this.folded : this.pattern;
 		const found: Array<[number, number]> = [];
-		for (const prepared_ of this.decodings) {
-			const { decoding } = prepared_;
+		for (const entry of this.decodings) {
+			const { decoding } = entry;
 			const raw = !decoding.url && !decoding.json && !decoding.html && !decoding.plus;
 			// The token as typed is found by the runtime's own search.
 			if (raw && !options.foldSlashes) {
@@ -444,7 +444,7 @@ export class TokenMatch {
 				continue;
 			}
 			if (!raw && !introduces(decoding, (code) => (present & (1 << ESCAPES.indexOf(code))) !== 0)) continue;
-			for (const range of scan(source, prepared, prepared_, options.foldSlashes === true)) found.push(range);
+			for (const range of scan(source, prepared, entry, options.foldSlashes === true)) found.push(range);
 		}
 		return found.length === 0 ? found : merged(found);
 	}
