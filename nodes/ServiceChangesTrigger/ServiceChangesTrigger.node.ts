@@ -67,6 +67,15 @@ export class ServiceChangesTrigger implements INodeType {
 				displayOptions: { show: { export: ['decisions', 'statements'] } },
 			},
 			{
+				displayName: 'Key Column',
+				name: 'keyColumn',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. company_ke',
+				description:
+					"The export's column that tells its rows apart, such as the portfolio's KE column. Leave empty to detect it: by name, then (portfolio) by the first page's values; a poll that cannot tell fails and says so.",
+			},
+			{
 				displayName: 'Emit Current Rows on First Poll',
 				name: 'emitCurrentRows',
 				type: 'boolean',

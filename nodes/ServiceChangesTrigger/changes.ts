@@ -3,7 +3,8 @@
  * node feeds the rows of each page in order and, only once the export is complete, takes the
  * changes and the next state (docs/changes-trigger.md).
  *
- * Rows are told apart by a key per export: the portfolio by its KE column, invitations by their
+ * Rows are told apart by a key per export, or by the Key Column the user set: the portfolio by its
+ * KE column (by name, else by the first page's values: shared/keColumn.ts), invitations by their
  * invitation id column, expiries by their kind and reference columns (else a fingerprint of the
  * whole row), decisions and statements by their id (else a fingerprint). Portfolio, invitations and
  * expiries keep each row's values (for `previous` and the `removed` row); decisions and statements
@@ -12,7 +13,8 @@
 import { createHash } from 'node:crypto';
 
 import type { CsvPages } from '../shared/csv';
-import { columnNamed, PORTFOLIO_COLUMNS } from '../shared/csv';
+import { columnNamed } from '../shared/csv';
+import { columnWords, keColumnOf, KeColumnError } from '../shared/keColumn';
 import { pageRows } from '../shared/exportRows';
 import type { PageAnswer, PageRequest, PagingOptions } from '../shared/paging';
 import { cursorPages } from '../shared/paging';
@@ -45,6 +47,10 @@ export interface ExportState {
 	window: string | undefined;
 	/** Followed exports: the header row the values are in, and each row's values by key. */
 	columns: string[];
+	/** Followed exports: the columns the rows are keyed by; null a fingerprint; undefined not told yet (no rows). */
+	key: string[] | null | undefined;
+	/** The Key Column setting it was read with ('' when detected); new-only exports' fingerprints depend on it. */
+	keyColumn: string;
 	rows: Map<string, unknown[]>;
 	/** New-only exports: the fingerprints of the keys seen. */
 	seen: Set<string>;
@@ -57,6 +63,10 @@ export interface StoredState {
 	window?: string;
 	/** Followed exports: the header row, then each row's values in its order (the key is read again from them). */
 	columns?: string[];
+	/** Followed exports: the key columns the rows are keyed by (null: a fingerprint); absent before any row. */
+	key?: string[] | null;
+	/** New-only exports: the Key Column setting their fingerprints were taken with, when one was set. */
+	keyColumn?: string;
 	/**
 	 * The rows as one JSON text of a list of value lists: n8n wraps every object of static data in a
 	 * Proxy when it loads a workflow, so 100,000 row lists would be 100,000 Proxies (0.5 s and 40 MB).
@@ -84,17 +94,39 @@ function canonical(value: unknown): string {
 	return JSON.stringify(value) ?? 'null';
 }
 
-/** The column names the key is read from, by name; undefined means a fingerprint of the whole row. */
-export function keyColumns(name: ExportName, header: readonly string[]): string[] | undefined {
+const SET_KEY_COLUMN = 'Set Key Column to the column that tells its rows apart';
+
+/**
+ * The column names the key is read from: the Key Column when set, else by name (the portfolio's KE
+ * column by name, then by the shape of `rows`, the first page's); undefined means a fingerprint of
+ * the whole row. Throws ChangesError naming Key Column when the key cannot be told.
+ */
+export function keyColumns(name: ExportName, header: readonly string[], rows: readonly Row[] = [], keyColumn = ''): string[] | undefined {
 	const quoted = () => header.map((c) => JSON.stringify(c)).join(', ');
+	const wanted = keyColumn.trim();
+	if (wanted !== '') {
+		// As typed, else the one column that differs only in case, `_`, `-` or spaces.
+		const plain = (column: string) => columnWords(column).join('');
+		const loose = header.filter((column) => plain(column) === plain(wanted));
+		const column = header.includes(wanted) ? wanted : loose.length === 1 ? loose[0] : undefined;
+		if (column === undefined) {
+			throw new ChangesError(`Key Column is ${JSON.stringify(wanted)}, but the ${name} export has no such column: its columns are ${quoted()}. Set Key Column to one of them, or leave it empty to detect it`);
+		}
+		return [column];
+	}
 	if (name === 'portfolio') {
-		const ke = columnNamed(header, PORTFOLIO_COLUMNS.ke);
-		if (ke === undefined) throw new ChangesError(`The portfolio export has no ke column, so its companies cannot be told apart: its columns are ${quoted()}`);
-		return [ke];
+		try {
+			return [keColumnOf(header, rows)];
+		} catch (error) {
+			if (error instanceof KeColumnError) throw new ChangesError(`${error.message}. Set Key Column to the column that holds the KE`);
+			throw error;
+		}
 	}
 	if (name === 'invitations') {
 		const id = columnNamed(header, ['invitation_id', 'invitation', 'id']);
-		if (id === undefined) throw new ChangesError(`The invitations export has no invitation_id column, so its invitations cannot be told apart: its columns are ${quoted()}`);
+		if (id === undefined) {
+			throw new ChangesError(`The invitations export has no invitation_id column, so its invitations cannot be told apart: its columns are ${quoted()}. ${SET_KEY_COLUMN}`);
+		}
 		return [id];
 	}
 	if (name === 'expiries') {
@@ -131,6 +163,8 @@ export class ExportReading {
 	private columnsOfKey: string[] | undefined;
 	private header: string[] | undefined;
 	private rowCount = 0;
+	private earlier: ExportState | undefined;
+	private emit: ReadonlySet<ChangeKind>;
 	/** The earlier state's columns by name, and whether they are this reading's, in the same order. */
 	private earlierAt = new Map<string, number>();
 	private sameColumns = false;
@@ -139,12 +173,18 @@ export class ExportReading {
 		name: ExportName,
 		window: string | undefined,
 		/** The state after the last complete reading; undefined on the first poll (the baseline). */
-		private readonly earlier: ExportState | undefined,
+		earlier: ExportState | undefined,
 		/** The kinds of change to keep for emitting; the state advances whatever they are. */
-		private readonly emit: ReadonlySet<ChangeKind>,
+		emit: ReadonlySet<ChangeKind>,
+		/** The Key Column setting; '' detects the key. */
+		private readonly keyColumn = '',
+		/** What a baseline emits, should the earlier state be keyed by columns this reading does not have. */
+		private readonly baseline: ReadonlySet<ChangeKind> = new Set(),
 	) {
+		this.earlier = earlier;
+		this.emit = emit;
 		this.keeps = keepsRows(name);
-		this.next = { export: name, window, columns: [], rows: new Map(), seen: new Set() };
+		this.next = { export: name, window, columns: [], rows: new Map(), seen: new Set(), key: undefined, keyColumn: keyColumn.trim() };
 	}
 
 	/**
@@ -152,24 +192,37 @@ export class ExportReading {
 	 * (decisions, statements) have none and are keyed row by row.
 	 */
 	add(rows: readonly Row[], header?: readonly string[]): void {
+		if (this.keeps && this.header === undefined && rows.length > 0) this.begin(header ?? Object.keys(rows[0]), rows);
 		for (const row of rows) {
 			this.rowCount++;
-			if (this.keeps) this.follow(row, header ?? Object.keys(row));
+			if (this.keeps) this.follow(row);
 			else this.collect(row);
 		}
 	}
 
-	private follow(row: Row, header: readonly string[]): void {
-		if (this.header === undefined) {
-			this.header = [...header];
-			this.next.columns = this.header;
-			this.columnsOfKey = keyColumns(this.next.export, this.header);
-			const earlierColumns = this.earlier?.columns ?? [];
-			this.earlierAt = new Map(earlierColumns.map((c, i) => [c, i]));
-			this.sameColumns = earlierColumns.length === this.header.length && earlierColumns.every((c, i) => c === this.header![i]);
+	/** The first page with rows: its header row, and the key read off it (by shape from its rows, if need be). */
+	private begin(header: readonly string[], rows: readonly Row[]): void {
+		this.header = [...header];
+		this.next.columns = this.header;
+		const earlierKey = this.earlier?.key;
+		// Detected once, the key stays while its columns do: a first page whose values change cannot move it.
+		const kept = this.keyColumn === '' && Array.isArray(earlierKey) && earlierKey.every((column) => this.header!.includes(column));
+		this.columnsOfKey = kept ? [...earlierKey] : keyColumns(this.next.export, this.header, rows, this.keyColumn);
+		this.next.key = this.columnsOfKey ?? null;
+		if (this.earlier !== undefined && earlierKey !== undefined && !sameKey(earlierKey, this.next.key)) {
+			// Keyed by other columns (Key Column set or changed): the earlier rows keyed again, else a new baseline.
+			const rekeyed = rekey(this.earlier, this.columnsOfKey);
+			if (rekeyed === undefined) this.emit = this.baseline;
+			this.earlier = rekeyed;
 		}
+		const earlierColumns = this.earlier?.columns ?? [];
+		this.earlierAt = new Map(earlierColumns.map((c, i) => [c, i]));
+		this.sameColumns = earlierColumns.length === this.header.length && earlierColumns.every((c, i) => c === this.header![i]);
+	}
+
+	private follow(row: Row): void {
 		const key = keyOf(row, this.columnsOfKey);
-		const values = this.header.map((c) => row[c]);
+		const values = this.header!.map((c) => row[c]);
 		if (this.next.rows.has(key)) {
 			// Identical rows under a fingerprint key are one row; a key column listed twice is not.
 			if (this.columnsOfKey === undefined) return;
@@ -212,7 +265,7 @@ export class ExportReading {
 	}
 
 	private collect(row: Row): void {
-		const columns = keyColumns(this.next.export, Object.keys(row));
+		const columns = keyColumns(this.next.export, Object.keys(row), [], this.keyColumn);
 		const key = keyOf(row, columns);
 		const seen = fingerprint(key);
 		if (this.next.seen.has(seen)) return;
@@ -232,6 +285,25 @@ export class ExportReading {
 	}
 }
 
+/** The state's rows keyed by `columns`; undefined when it lacks one of them or two rows share a key. */
+function rekey(state: ExportState, columns: string[] | undefined): ExportState | undefined {
+	if (columns !== undefined && !columns.every((column) => state.columns.includes(column))) return undefined;
+	const rows = new Map<string, unknown[]>();
+	try {
+		for (const values of state.rows.values()) {
+			const key = keyOf(rowOf(state.columns, values), columns);
+			if (rows.has(key) && columns !== undefined) return undefined;
+			rows.set(key, values);
+		}
+	} catch {
+		return undefined;
+	}
+	return { ...state, rows, key: columns ?? null };
+}
+
+const sameKey = (a: readonly string[] | null, b: readonly string[] | null) =>
+	a === null || b === null ? a === b : a.length === b.length && a.every((column, i) => column === b[i]);
+
 /** A row from its header row and values, as a plain object with a field per column. */
 export function rowOf(columns: readonly string[], values: readonly unknown[]): Row {
 	const row: Row = {};
@@ -241,34 +313,42 @@ export function rowOf(columns: readonly string[], values: readonly unknown[]): R
 
 /** The state kept in static data. */
 export function storeState(state: ExportState): StoredState {
+	const common: StoredState = {
+		v: 1,
+		export: state.export,
+		...(state.window === undefined ? {} : { window: state.window }),
+	};
 	if (keepsRows(state.export)) {
-		return {
-			v: 1,
-			export: state.export,
-			...(state.window === undefined ? {} : { window: state.window }),
-			columns: state.columns,
-			rows: JSON.stringify([...state.rows.values()]),
-		};
+		return { ...common, columns: state.columns, ...(state.key === undefined ? {} : { key: state.key }), rows: JSON.stringify([...state.rows.values()]) };
 	}
-	return { v: 1, export: state.export, ...(state.window === undefined ? {} : { window: state.window }), seen: [...state.seen] };
+	return { ...common, ...(state.keyColumn === '' ? {} : { keyColumn: state.keyColumn }), seen: [...state.seen] };
 }
 
 /**
- * The state read back from static data, for this export and window; undefined when there is none,
- * it was kept for another export or window (a new baseline), or it cannot be read.
+ * The state read back from static data, for this export and window (and, for new-only exports, Key
+ * Column); undefined when there is none, it was kept for another (a new baseline), or it cannot be read.
  */
-export function restoreState(stored: unknown, name: ExportName, window: string | undefined): ExportState | undefined {
+export function restoreState(stored: unknown, name: ExportName, window: string | undefined, keyColumn = ''): ExportState | undefined {
 	if (stored === null || typeof stored !== 'object') return undefined;
 	const s = stored as Partial<StoredState>;
+	const setting = keyColumn.trim();
 	if (s.v !== 1 || s.export !== name || (s.window ?? undefined) !== window) return undefined;
-	const state: ExportState = { export: name, window, columns: [], rows: new Map(), seen: new Set() };
+	// Followed exports keep their key columns and are keyed again when they change; new-only ones keep fingerprints.
+	if (!keepsRows(name) && (s.keyColumn ?? '') !== setting) return undefined;
+	const state: ExportState = { export: name, window, columns: [], rows: new Map(), seen: new Set(), key: undefined, keyColumn: setting };
 	if (keepsRows(name)) {
 		if (!Array.isArray(s.columns) || typeof s.rows !== 'string' || !s.columns.every((c) => typeof c === 'string')) return undefined;
 		state.columns = [...s.columns];
+		const storedKey = s.key;
+		if (storedKey !== undefined && storedKey !== null && (!Array.isArray(storedKey) || !storedKey.every((c) => typeof c === 'string' && state.columns.includes(c)))) {
+			return undefined;
+		}
 		try {
 			const rows = JSON.parse(s.rows) as unknown;
 			if (!Array.isArray(rows)) return undefined;
-			const columns = rows.length === 0 ? undefined : keyColumns(name, state.columns);
+			// A state stored before the key was kept with it: its key by name, as it was read then.
+			const columns = rows.length === 0 ? undefined : storedKey !== undefined ? (storedKey ?? undefined) : keyColumns(name, state.columns);
+			state.key = rows.length === 0 ? undefined : (columns ?? null);
 			const at = columns?.length === 1 ? state.columns.indexOf(columns[0]) : -1;
 			for (const values of rows as unknown[]) {
 				if (!Array.isArray(values) || values.length !== state.columns.length) return undefined;
@@ -338,6 +418,8 @@ export interface PollOptions {
 	export: ExportName;
 	/** Expiries only. */
 	window: string | undefined;
+	/** The Key Column setting; '' or absent detects the key. */
+	keyColumn?: string;
 	/** The kinds of change to emit. */
 	changes: ReadonlySet<ChangeKind>;
 	/** The first poll (no state for this export) emits every row as `added`. */
@@ -350,10 +432,10 @@ export interface PollOptions {
  * was incomplete or the export cannot be diffed.
  */
 export async function pollExport(stored: unknown, options: PollOptions, source: ExportSource): Promise<{ changes: Change[]; stored: StoredState }> {
-	const earlier = restoreState(stored, options.export, options.window);
+	const earlier = restoreState(stored, options.export, options.window, options.keyColumn ?? '');
 	// The first poll is the baseline: it emits the current rows only when asked to.
-	const emit: ReadonlySet<ChangeKind> = earlier !== undefined ? options.changes : options.emitCurrentRows ? new Set(['added']) : new Set();
-	const reading = new ExportReading(options.export, options.window, earlier, emit);
+	const baseline: ReadonlySet<ChangeKind> = options.emitCurrentRows ? new Set(['added']) : new Set();
+	const reading = new ExportReading(options.export, options.window, earlier, earlier !== undefined ? options.changes : baseline, options.keyColumn ?? '', baseline);
 	await readPages(source, (rows, header) => reading.add(rows, header));
 	const { changes, state } = reading.finish();
 	return { changes, stored: storeState(state) };
@@ -361,7 +443,7 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 
 /** The editor's sample: the first rows of the export's first page as `added`. */
 export async function sampleExport(options: PollOptions, source: ExportSource, count: number): Promise<Change[]> {
-	const reading = new ExportReading(options.export, options.window, undefined, new Set(['added']));
+	const reading = new ExportReading(options.export, options.window, undefined, new Set(['added']), options.keyColumn ?? '');
 	await readPages(source, (rows, header) => reading.add(rows, header), true);
 	return reading.finish().changes.slice(0, count);
 }

@@ -53,7 +53,13 @@ function readParameters(this: IPollFunctions): PollOptions {
 		}
 		changes.add(kind as ChangeKind);
 	}
-	return { export: name, window, changes, emitCurrentRows: this.getNodeParameter('emitCurrentRows', false) === true };
+	const keyColumn = this.getNodeParameter('keyColumn', '') as unknown;
+	if (typeof keyColumn !== 'string') {
+		throw new NodeOperationError(this.getNode(), `Key Column is ${JSON.stringify(keyColumn)}, not a column name`, {
+			description: 'Enter the name of the column that tells the rows apart (for the portfolio, the one holding the KE), or leave it empty to detect it.',
+		});
+	}
+	return { export: name, window, keyColumn, changes, emitCurrentRows: this.getNodeParameter('emitCurrentRows', false) === true };
 }
 
 /** The export's pages through the credential's paging and CSV settings; a failure says the state is kept. */

@@ -14,6 +14,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { columnNamed, PORTFOLIO_COLUMNS } from '../shared/csv';
+import { KeColumnError } from '../shared/keColumn';
 import { PageCapError, type PageAnswer, type PageRequest } from '../shared/paging';
 import { exportPaging, pageFetcher } from '../shared/transport/pageFetch';
 import { getServiceSettings } from '../shared/transport/serviceRequest';
@@ -93,6 +94,11 @@ function lookupFailed(this: IExecuteFunctions, error: unknown, page: number, cap
 		copy.message = `${what}: ${error.message}`;
 		copy.description = `${error.description ?? ''} ${KEPT} Or turn Add Company Details off.`.trim();
 		return copy;
+	}
+	if (error instanceof KeColumnError) {
+		return new NodeOperationError(this.getNode(), `${what}: ${error.message}`, {
+			description: `Its KE column is found by name (ke, or a name with the word ke such as company_ke) or by its values; the portfolio's columns leave it open, so turn Add Company Details off. ${KEPT}`,
+		});
 	}
 	return new NodeOperationError(this.getNode(), `${what}: ${(error as Error).message}`, {
 		description: `Check CSV Delimiter and CSV Header Row on Later Pages under Advanced Settings in the Service API credential. ${KEPT}`,

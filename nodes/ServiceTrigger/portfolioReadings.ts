@@ -9,7 +9,8 @@
  * row-changing event needs a row from a page asked for after its lookup began: it joins a reading not
  * begun yet. KEs a reading did not find are remembered for the credential across readings.
  */
-import { columnNamed, CsvPages, PORTFOLIO_COLUMNS, type CsvReading } from '../shared/csv';
+import { CsvPages, type CsvReading } from '../shared/csv';
+import { keColumnOf } from '../shared/keColumn';
 import { cursorPages, PageCapError, type PageAnswer, type PageRequest, type PagingOptions } from '../shared/paging';
 import { BoundedMemory } from './boundedMemory';
 
@@ -62,6 +63,8 @@ export interface PortfolioReading {
 	read: number;
 	headerBytes: number;
 	csv: CsvPages;
+	/** The KE column, told by the first page with rows (keColumn.ts: by name, else by shape). */
+	keColumn: string | undefined;
 	/** The next page and its cursor; undefined before the first page and after the last. */
 	next: { page: number; cursor: string } | undefined;
 	done: boolean;
@@ -165,6 +168,7 @@ export class PortfolioReadings {
 			read: 0,
 			headerBytes: 0,
 			csv: new CsvPages(source.csv),
+			keColumn: undefined,
 			next: undefined,
 			done: false,
 			failure: undefined,
@@ -241,10 +245,9 @@ export class PortfolioReadings {
 		const rows = reading.csv.rows(content);
 		const header = reading.csv.header;
 		if (!hadHeader && header !== undefined) reading.headerBytes = rowBytes(Object.fromEntries(header.map((name) => [name, ''])));
-		const keColumn = columnNamed(header ?? [], PORTFOLIO_COLUMNS.ke);
-		if (keColumn === undefined && header !== undefined) {
-			throw new Error(`It has no ke column: its columns are ${header.map((c) => JSON.stringify(c)).join(', ')}`);
-		}
+		// Told once, by the first page with rows (by name, else by shape), and kept for the later pages.
+		if (reading.keColumn === undefined && rows.length > 0) reading.keColumn = keColumnOf(header ?? [], rows);
+		const keColumn = reading.keColumn;
 		const now = this.now();
 		for (const row of rows) {
 			const rowKe = row[keColumn!].trim();

@@ -166,8 +166,8 @@ export function parseCsvRows(input: string | Buffer, options: Partial<CsvReading
 	return new CsvPages({ delimiter: options.delimiter ?? ',', headerRepeat: 'auto', stripFormulaGuard: options.stripFormulaGuard }).rows(input);
 }
 
-/** The names the portfolio export's KE and company-name columns go by (docs/service-choices.md), matched case-insensitively. */
-export const PORTFOLIO_COLUMNS = { ke: ['ke'], name: ['company_name', 'name', 'company'] } as const;
+/** The names the portfolio export's company-name column goes by, matched case-insensitively (its KE column: keColumn.ts). */
+export const PORTFOLIO_COLUMNS = { name: ['company_name', 'name', 'company'] } as const;
 
 /** The first of `candidates` the header row has, as the header row spells it. */
 export function columnNamed(header: readonly string[], candidates: readonly string[]): string | undefined {

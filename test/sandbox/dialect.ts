@@ -29,6 +29,8 @@ export interface Dialect {
 	csv: CsvFormat;
 	/** The order of a CSV export's columns (the node keys rows by the header row, whatever the order). */
 	csvColumns(columns: readonly string[]): readonly string[];
+	/** The name of the portfolio export's KE column: the spec shows KE as the row's identifier, not its column's name. */
+	portfolioKeColumn: string;
 	/** Whether the code of a 404 for a company that does not share says so (the spec names no codes). */
 	saysNotShared: boolean;
 	/** How answers are shaped beyond their names (answerShapes.ts). */
@@ -56,6 +58,7 @@ export const defaultDialect: Dialect = {
 	answers: defaultAnswerShapes,
 	request: defaultRequestDialect,
 	csvColumns: (columns) => columns,
+	portfolioKeColumn: 'ke',
 	saysNotShared: true,
 	errorWords: (code, message) => ({ code, message }),
 	errorBody: (_status, code, message) => ({ error: { code, message } }),
@@ -98,6 +101,7 @@ export const altDialect: Dialect = {
 		importUpload: { form: 'multipart', field: 'upload' },
 	},
 	csvColumns: (columns) => [...columns].reverse(),
+	portfolioKeColumn: 'ke',
 	saysNotShared: false,
 	errorWords(code, message) {
 		// A share that ended is "gone" here, in words that never say "share".

@@ -15,11 +15,11 @@ import { runs } from '../property/fc';
  */
 
 const KES = Array.from({ length: 10 }, (_, i) => `KE-${i + 1}`);
-/** The followed exports drawn, each with its key column (the other columns as in the portfolio). */
-const KEY_COLUMN = { portfolio: 'ke', invitations: 'invitation_id' } as const;
+/** The followed exports drawn, each with the names its key column may go by (the other columns as in the portfolio). */
+const KEY_COLUMN = { portfolio: ['ke', 'KE', 'company_ke', 'Ke Number', 'organisation'], invitations: ['invitation_id'] } as const;
 type Followed = keyof typeof KEY_COLUMN;
 /** The key column of the export the current run draws. */
-let K: string = KEY_COLUMN.portfolio;
+let K: string = KEY_COLUMN.portfolio[0];
 
 /** One moment of the Service's portfolio: its columns and its rows in export order. */
 interface Portfolio {
@@ -152,10 +152,13 @@ describe('Service Changes Trigger: changes of the portfolio and invitations over
 	test('emitted changes rebuild the last complete state; a failed poll emits nothing and keeps the state', async () => {
 		await fc.assert(
 			fc.asyncProperty(
-				fc.constantFrom<Followed>('portfolio', 'invitations').chain((name) => fc.tuple(fc.constant(name), fc.array(pollOf(KEY_COLUMN[name]), { minLength: 1, maxLength: 7 }))),
+				fc
+					.constantFrom<Followed>('portfolio', 'invitations')
+					.chain((name) => fc.tuple(fc.constant(name), fc.constantFrom(...KEY_COLUMN[name])))
+					.chain(([name, key]) => fc.tuple(fc.constant(name), fc.constant(key), fc.array(pollOf(key), { minLength: 1, maxLength: 7 }))),
 				fc.boolean(),
-				async ([name, polls], emitCurrentRows) => {
-					K = KEY_COLUMN[name];
+				async ([name, key, polls], emitCurrentRows) => {
+					K = key;
 					let stored: StoredState | undefined;
 					/** The last portfolio a poll read whole, and the sync target built from everything emitted since the first. */
 					let lastComplete: Portfolio | undefined;

@@ -3,12 +3,12 @@ import { ChangesError, ExportReading, fingerprint, keyColumns, restoreState, sto
 
 const ALL = new Set<ChangeKind>(['added', 'changed', 'removed']);
 
-/** Two complete readings of an export, the second against the stored (JSON) state of the first. */
-function twoPolls(name: Parameters<typeof keyColumns>[0], first: Row[], second: Row[], window?: string) {
-	const baseline = new ExportReading(name, window, undefined, new Set());
+/** Two complete readings of an export, the second against the stored (JSON) state of the first, each with its Key Column. */
+function twoPolls(name: Parameters<typeof keyColumns>[0], first: Row[], second: Row[], window?: string, keyColumn: [string, string] = ['', '']) {
+	const baseline = new ExportReading(name, window, undefined, new Set(), keyColumn[0]);
 	baseline.add(first, first[0] ? Object.keys(first[0]) : []);
 	const stored = JSON.parse(JSON.stringify(storeState(baseline.finish().state))) as unknown;
-	const next = new ExportReading(name, window, restoreState(stored, name, window), ALL);
+	const next = new ExportReading(name, window, restoreState(stored, name, window, keyColumn[1]), ALL, keyColumn[1]);
 	next.add(second, second[0] ? Object.keys(second[0]) : []);
 	return next.finish().changes;
 }
@@ -46,6 +46,91 @@ describe('changes: keys per export', () => {
 	it('the portfolio without a ke column, or with a blank KE, is refused rather than guessed', () => {
 		expect(() => keyColumns('portfolio', ['company', 'tier'])).toThrow(ChangesError);
 		expect(() => twoPolls('portfolio', [{ ke: 'KE-1', tier: '1' }], [{ ke: ' ', tier: '1' }])).toThrow(/A row has no ke/);
+	});
+});
+
+describe('changes: the key column, detected or set (Key Column)', () => {
+	const acme = { company_ke: 'KE-1', company_name: 'Acme Ltd', tier: 'tier-1' };
+	const beta = { company_ke: 'KE-2', company_name: 'Beta plc', tier: 'tier-1' };
+
+	it('a KE column named otherwise is found by name, the changes keyed by the KE', () => {
+		expect(keyColumns('portfolio', ['Company Name', 'KE_Number'])).toEqual(['KE_Number']);
+		expect(twoPolls('portfolio', [acme, beta], [{ ...acme, tier: 'tier-2' }])).toEqual([
+			{ change: 'changed', key: 'KE-1', row: { ...acme, tier: 'tier-2' }, previous: { tier: 'tier-1' } },
+			{ change: 'removed', key: 'KE-2', row: beta },
+		]);
+	});
+
+	it('else by the first page\'s values, when exactly one column can be the KE; several are refused naming Key Column', () => {
+		const code = (row: Row) => ({ code: row.company_ke, company_name: row.company_name, tier: row.tier });
+		expect(keyColumns('portfolio', ['code', 'company_name', 'tier'], [code(acme), code(beta)])).toEqual(['code']);
+		expect(twoPolls('portfolio', [code(acme), code(beta)], [code(acme)])).toEqual([{ change: 'removed', key: 'KE-2', row: code(beta) }]);
+		expect(() => keyColumns('portfolio', ['code', 'company_name', 'tier'], [code(acme)])).toThrow(
+			new ChangesError(
+				'The portfolio has no column named ke, and 2 columns whose values on the first page could each be the KE ("code", "tier"), so which one holds it cannot be told. Set Key Column to the column that holds the KE',
+			),
+		);
+	});
+
+	it('Key Column names the column, as typed or differing only in case and separators; a missing one is refused listing the columns', () => {
+		expect(keyColumns('portfolio', ['ke', 'company_ke'], [], 'company_ke')).toEqual(['company_ke']);
+		expect(keyColumns('portfolio', ['Company KE', 'tier'], [], 'company_ke')).toEqual(['Company KE']);
+		expect(keyColumns('invitations', ['ref', 'status'], [], 'ref')).toEqual(['ref']);
+		expect(() => keyColumns('portfolio', ['ke', 'tier'], [], 'kee')).toThrow(
+			new ChangesError('Key Column is "kee", but the portfolio export has no such column: its columns are "ke", "tier". Set Key Column to one of them, or leave it empty to detect it'),
+		);
+		expect(() => keyColumns('invitations', ['ref', 'status'])).toThrow(/its columns are "ref", "status"\. Set Key Column/);
+		// Decisions by a field the Service names: a row without it has no key.
+		expect(twoPolls('decisions', [{ ref: 'D1' }], [{ ref: 'D1' }, { ref: 'D2' }], undefined, ['ref', 'ref'])).toEqual([{ change: 'added', key: 'D2', row: { ref: 'D2' } }]);
+		expect(() => twoPolls('decisions', [{ ref: 'D1' }], [{ id: 'D2' }], undefined, ['ref', 'ref'])).toThrow(/Key Column is "ref", but the decisions export has no such column/);
+	});
+
+	it('Key Column set or changed between polls keys the earlier rows again: only real changes are emitted', () => {
+		const both = (row: Row, kes: string) => ({ ...row, ke: kes });
+		// Detected `ke`, then Key Column company_ke: the same rows, nothing changed.
+		expect(twoPolls('portfolio', [both(acme, 'X-1'), both(beta, 'X-2')], [both(acme, 'X-1'), both(beta, 'X-2')], undefined, ['', 'company_ke'])).toEqual([]);
+		expect(twoPolls('portfolio', [both(acme, 'X-1'), both(beta, 'X-2')], [both({ ...acme, tier: 'tier-3' }, 'X-1')], undefined, ['', 'company_ke'])).toEqual([
+			{ change: 'changed', key: 'KE-1', row: both({ ...acme, tier: 'tier-3' }, 'X-1'), previous: { tier: 'tier-1' } },
+			{ change: 'removed', key: 'KE-2', row: both(beta, 'X-2') },
+		]);
+	});
+
+	it('a key column the earlier state did not have cannot be compared: a new baseline, emitting nothing (or the rows when asked)', () => {
+		const first = new ExportReading('portfolio', undefined, undefined, new Set());
+		first.add([acme], Object.keys(acme));
+		const stored = JSON.parse(JSON.stringify(storeState(first.finish().state))) as unknown;
+		expect(stored).toMatchObject({ key: ['company_ke'] });
+		const renamed = { ke_id: 'KE-1', company_name: 'Acme Ltd', tier: 'tier-9' };
+		const quiet = new ExportReading('portfolio', undefined, restoreState(stored, 'portfolio', undefined), ALL, '', new Set());
+		quiet.add([renamed], Object.keys(renamed));
+		expect(quiet.finish()).toMatchObject({ changes: [], state: { key: ['ke_id'] } });
+		const asked = new ExportReading('portfolio', undefined, restoreState(stored, 'portfolio', undefined), ALL, '', new Set(['added']));
+		asked.add([renamed], Object.keys(renamed));
+		expect(asked.finish().changes).toEqual([{ change: 'added', key: 'KE-1', row: renamed }]);
+	});
+
+	it('a detected key stays while its column does: a later first page that leaves the shape open does not move it', () => {
+		const code = (ke: string, tier: string) => ({ code: ke, company_name: `Company ${ke}`, tier });
+		// Baseline: only `code` is distinct identifiers; then one company, whose every column could be the KE.
+		expect(twoPolls('portfolio', [code('KE-1', 'tier-1'), code('KE-2', 'tier-1')], [code('KE-2', 'tier-2')])).toEqual([
+			{ change: 'changed', key: 'KE-2', row: code('KE-2', 'tier-2'), previous: { tier: 'tier-1' } },
+			{ change: 'removed', key: 'KE-1', row: code('KE-1', 'tier-1') },
+		]);
+	});
+
+	it('a state stored without its key (before it was kept) is keyed by name', () => {
+		const state = restoreState({ v: 1, export: 'portfolio', columns: ['ke', 'tier'], rows: '[["KE-1","1"]]' }, 'portfolio', undefined);
+		expect(state?.key).toEqual(['ke']);
+		expect([...state!.rows.keys()]).toEqual(['KE-1']);
+	});
+
+	it('decisions and statements keep the Key Column they were fingerprinted with: another is a new baseline', () => {
+		const reading = new ExportReading('decisions', undefined, undefined, new Set(), 'ref');
+		reading.add([{ ref: 'D1' }]);
+		const stored = storeState(reading.finish().state);
+		expect(stored).toMatchObject({ keyColumn: 'ref' });
+		expect(restoreState(stored, 'decisions', undefined, 'ref')?.seen.size).toBe(1);
+		expect(restoreState(stored, 'decisions', undefined, '')).toBeUndefined();
 	});
 
 	it('a column named like an Object.prototype member stays a plain field of row and previous', () => {

@@ -26,6 +26,7 @@ describe('the KE picker reading a portfolio page', () => {
 			choices: [{ name: 'Acme Ltd (KE-1)', value: 'KE-1' }],
 			header: ['Decision_Due', 'Name', 'KE'],
 			delimiter: ';',
+			ke: 'KE',
 		});
 		expect(columnNamed(['ke', 'company', 'name'], ['company_name', 'name', 'company'])).toBe('name');
 		expect(columnNamed(['ke', 'tier'], ['company_name', 'name'])).toBeUndefined();
@@ -47,11 +48,24 @@ describe('the KE picker reading a portfolio page', () => {
 		expect(companyChoices('\uFEFFcompany_name;ke\r\nBeta plc;KE-2\r\n', detect, from).choices).toEqual([{ name: 'Beta plc (KE-2)', value: 'KE-2' }]);
 	});
 
-	it('an empty page offers nothing; a page without a ke column is refused with its columns named', () => {
+	it('an empty page offers nothing; a page whose KE column cannot be told is refused, naming the columns', () => {
 		expect(companyChoices('', detect, undefined).choices).toEqual([]);
+		expect(companyChoices('id,company_name\n', detect, undefined).choices).toEqual([]);
 		expect(() => companyChoices('id,company_name\n1,Acme\n', detect, undefined)).toThrow(
-			new CsvFormatError('It has no ke column, so no company can be listed: its columns are "id", "company_name"'),
+			new CsvFormatError('The portfolio has no column named ke, and 2 columns whose values on the first page could each be the KE ("id", "company_name"), so which one holds it cannot be told'),
 		);
+		expect(() => companyChoices('id,company_name\n1,Acme Ltd\n1,Beta plc\n', detect, undefined)).toThrow(/nor one whose values on the first page are all distinct identifiers.*its columns are "id", "company_name"/);
+	});
+
+	it('a KE column named otherwise is found by name or by its values, and later pages read the same column', () => {
+		expect(companyChoices('company_ke,company_name\nKE-1,Acme Ltd\n', detect, undefined)).toMatchObject({ choices: [{ name: 'Acme Ltd (KE-1)', value: 'KE-1' }], ke: 'company_ke' });
+		const first = companyChoices('code,company_name,tier\nKE-1,Acme Ltd,tier-1\nKE-2,Beta plc,tier-1\n', detect, undefined);
+		expect(first).toMatchObject({ choices: [{ name: 'Acme Ltd (KE-1)', value: 'KE-1' }, { name: 'Beta plc (KE-2)', value: 'KE-2' }], ke: 'code' });
+		// One row on the later page would leave its shape open: the token's column is used.
+		const from: PickerToken = { cursor: 'c2', page: 2, header: first.header, delimiter: first.delimiter, ke: first.ke };
+		expect(decodePickerToken(encodePickerToken(from))).toEqual(from);
+		expect(companyChoices('KE-3,Gamma,tier-2\n', detect, from).choices).toEqual([{ name: 'Gamma (KE-3)', value: 'KE-3' }]);
+		expect(decodePickerToken(encodePickerToken({ ...from, ke: 'elsewhere' }))).toBeUndefined();
 	});
 
 	it('a pagination token round-trips; anything else is not taken for one', () => {

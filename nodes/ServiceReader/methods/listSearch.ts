@@ -51,7 +51,12 @@ export async function searchCompanies(
 	return {
 		results: read.choices,
 		paginationToken: more
-			? sealText(encodePickerToken({ cursor: next, page: page + 1, header: read.header, delimiter: read.delimiter }), accessToken, settings.baseUrl, PICKER_INFO)
+			? sealText(
+					encodePickerToken({ cursor: next, page: page + 1, header: read.header, delimiter: read.delimiter, ...(read.ke === undefined ? {} : { ke: read.ke }) }),
+					accessToken,
+					settings.baseUrl,
+					PICKER_INFO,
+				)
 			: undefined,
 	};
 }

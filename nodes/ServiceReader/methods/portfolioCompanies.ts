@@ -4,7 +4,8 @@
  * the Service's cursor in n8n's pagination token: a later page need not repeat the header row.
  */
 import type { CsvDelimiter, CsvReading } from '../../shared/csv';
-import { columnNamed, CsvFormatError, CsvPages, PORTFOLIO_COLUMNS, stripFormulaGuard } from '../../shared/csv';
+import { columnNamed, CsvPages, PORTFOLIO_COLUMNS, stripFormulaGuard } from '../../shared/csv';
+import { keColumnOf } from '../../shared/keColumn';
 
 /** Where the next list search picks up: the Service's cursor and what the first page told. */
 export interface PickerToken {
@@ -13,6 +14,8 @@ export interface PickerToken {
 	page: number;
 	header: string[];
 	delimiter: CsvDelimiter;
+	/** The KE column the first page was read with (keColumn.ts), so a later page reads the same one. */
+	ke?: string;
 }
 
 export interface CompanyChoice {
@@ -34,7 +37,7 @@ export function decodePickerToken(text: string): PickerToken | undefined {
 	} catch {
 		return undefined;
 	}
-	const { cursor, page, header, delimiter } = token ?? {};
+	const { cursor, page, header, delimiter, ke } = token ?? {};
 	const valid =
 		typeof cursor === 'string' &&
 		cursor !== '' &&
@@ -43,7 +46,8 @@ export function decodePickerToken(text: string): PickerToken | undefined {
 		Array.isArray(header) &&
 		header.every((cell) => typeof cell === 'string') &&
 		typeof delimiter === 'string' &&
-		DELIMITERS.includes(delimiter);
+		DELIMITERS.includes(delimiter) &&
+		(ke === undefined || (typeof ke === 'string' && header.includes(ke)));
 	return valid ? (token as PickerToken) : undefined;
 }
 
@@ -56,6 +60,8 @@ export interface CompanyPage {
 	choices: CompanyChoice[];
 	header: string[];
 	delimiter: CsvDelimiter;
+	/** The KE column, once a page with rows told it. */
+	ke: string | undefined;
 }
 
 /**
@@ -67,11 +73,10 @@ export function companyChoices(content: Buffer | string, reading: CsvReading, fr
 	if (from) csv.header = from.header;
 	const rows = csv.rows(content);
 	const header = csv.header ?? [];
-	if (csv.header === undefined || csv.delimiter === undefined) return { choices: [], header, delimiter: csv.delimiter ?? ',' };
-	const keColumn = columnNamed(header, PORTFOLIO_COLUMNS.ke);
-	if (keColumn === undefined) {
-		throw new CsvFormatError(`It has no ke column, so no company can be listed: its columns are ${header.map((c) => JSON.stringify(c)).join(', ')}`);
-	}
+	if (csv.header === undefined || csv.delimiter === undefined) return { choices: [], header, delimiter: csv.delimiter ?? ',', ke: undefined };
+	if (from?.ke === undefined && rows.length === 0) return { choices: [], header, delimiter: csv.delimiter, ke: undefined };
+	// By name, else by the shape of this page's values (the first page with rows; later pages keep its column).
+	const keColumn = from?.ke ?? keColumnOf(header, rows);
 	const nameColumn = columnNamed(header, PORTFOLIO_COLUMNS.name);
 	const wanted = filter.trim().toLowerCase();
 	const choices: CompanyChoice[] = [];
@@ -82,5 +87,5 @@ export function companyChoices(content: Buffer | string, reading: CsvReading, fr
 		if (wanted !== '' && !ke.toLowerCase().includes(wanted) && !name.toLowerCase().includes(wanted)) continue;
 		choices.push({ name: name === '' ? ke : `${name} (${ke})`, value: ke });
 	}
-	return { choices, header, delimiter: csv.delimiter };
+	return { choices, header, delimiter: csv.delimiter, ke: keColumn };
 }

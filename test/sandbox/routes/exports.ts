@@ -104,7 +104,9 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 			const values = spec.csv(row);
 			return order.map((index) => values[index]);
 		};
-		const header = position.page === 1 || format.headerEveryPage ? csvLine(columns, format) : '';
+		// The header row in this dialect's words: the portfolio's KE column may go by another name.
+		const names = columns.map((column) => (listing === 'portfolio' && column === 'ke' ? sandbox.dialect.portfolioKeColumn : column));
+		const header = position.page === 1 || format.headerEveryPage ? csvLine(names, format) : '';
 		await writeChunk(res, (format.bom ? '\uFEFF' : '') + header);
 		for (let i = position.offset; i < end; i += rowsPerChunk) {
 			let chunk = '';
