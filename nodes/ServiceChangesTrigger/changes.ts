@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 
 import type { CsvPages } from '../shared/csv';
 import { columnNamed } from '../shared/csv';
-import { columnWords, keColumnOf, KeColumnError } from '../shared/keColumn';
+import { columnWords, findKeColumn } from '../shared/keColumn';
 import { pageRows } from '../shared/exportRows';
 import type { PageAnswer, PageRequest, PagingOptions } from '../shared/paging';
 import { cursorPages } from '../shared/paging';
@@ -115,12 +115,9 @@ export function keyColumns(name: ExportName, header: readonly string[], rows: re
 		return [column];
 	}
 	if (name === 'portfolio') {
-		try {
-			return [keColumnOf(header, rows)];
-		} catch (error) {
-			if (error instanceof KeColumnError) throw new ChangesError(`${error.message}. Set Key Column to the column that holds the KE`);
-			throw error;
-		}
+		const found = findKeColumn(header, rows);
+		if ('problem' in found) throw new ChangesError(`${found.problem}. Set Key Column to the column that holds the KE`);
+		return [found.column];
 	}
 	if (name === 'invitations') {
 		const id = columnNamed(header, ['invitation_id', 'invitation', 'id']);

@@ -71,23 +71,30 @@ const quoted = (columns: readonly string[]) => columns.map((c) => JSON.stringify
 /**
  * The portfolio's KE column: by name (`columnWords`), else by shape on `rows` (the first page's):
  * the one column whose values are all non-empty, distinct, and usable as a KE in a request path.
- * Throws KeColumnError, naming the columns, when there is none or more than one; the caller adds
- * what the user can do (a setting, By KE).
+ * Otherwise why not, naming the columns (none, or more than one); the caller adds what the user can
+ * do (a setting, By KE).
  */
-export function keColumnOf(header: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
+export function findKeColumn(header: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): { column: string } | { problem: string } {
 	const named = byName(header);
 	if (named?.ambiguous !== undefined) {
-		throw new KeColumnError(`The portfolio has several columns named like a KE (${quoted(named.ambiguous)}), so which one holds the KE cannot be told`);
+		return { problem: `The portfolio has several columns named like a KE (${quoted(named.ambiguous)}), so which one holds the KE cannot be told` };
 	}
-	if (named !== undefined) return named.column;
+	if (named !== undefined) return { column: named.column };
 	const shaped = header.filter((column) => identifiersIn(rows, column));
-	if (shaped.length === 1) return shaped[0];
+	if (shaped.length === 1) return { column: shaped[0] };
 	if (shaped.length > 1) {
-		throw new KeColumnError(
-			`The portfolio has no column named ke, and ${shaped.length} columns whose values on the first page could each be the KE (${quoted(shaped)}), so which one holds it cannot be told`,
-		);
+		return {
+			problem: `The portfolio has no column named ke, and ${shaped.length} columns whose values on the first page could each be the KE (${quoted(shaped)}), so which one holds it cannot be told`,
+		};
 	}
-	throw new KeColumnError(
-		`The portfolio has no column named ke, nor one whose values on the first page are all distinct identifiers, so its companies cannot be told apart: its columns are ${quoted(header)}`,
-	);
+	return {
+		problem: `The portfolio has no column named ke, nor one whose values on the first page are all distinct identifiers, so its companies cannot be told apart: its columns are ${quoted(header)}`,
+	};
+}
+
+/** `findKeColumn`'s column, or its problem thrown as a KeColumnError. */
+export function keColumnOf(header: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
+	const found = findKeColumn(header, rows);
+	if ('problem' in found) throw new KeColumnError(found.problem);
+	return found.column;
 }
