@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 
 import { columnWords, keColumnOf, KeColumnError } from '../../nodes/shared/keColumn';
+import { PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/portfolioReadings';
 import { runs } from '../property/fc';
 
 /**
@@ -71,6 +72,22 @@ describe('the portfolio KE column', () => {
 				expect(found).toBe(ke);
 			}),
 			runs(300),
+		);
+	});
+
+	it('Add Company Details reads the same column, told by the first page and kept for the later ones', async () => {
+		const pages = ['code,company_name,tier\r\nKE-1,Acme Ltd,tier-1\r\nKE-2,Beta plc,tier-1\r\n', 'KE-3,Gamma,tier-2\r\n'];
+		const source = (content: string[]): PortfolioSource => ({
+			fetchPage: async (request) => ({ request, content: Buffer.from(content[request.page - 1]), nextCursor: request.page < content.length ? `c${request.page}` : undefined }),
+			paging: { cursorParameter: 'cursor' },
+			csv: { delimiter: ',', headerRepeat: 'auto' },
+			failed: (page, error) => new Error(`page ${page}: ${(error as Error).message}`),
+		});
+		const found = await new PortfolioReadings().lookUp('credential', ['KE-3', 'KE-9'], false, source(pages));
+		expect([...found]).toEqual([['KE-3', { code: 'KE-3', company_name: 'Gamma', tier: 'tier-2' }], ['KE-9', undefined]]);
+		// A first page that leaves it open fails the lookup, naming the candidates.
+		await expect(new PortfolioReadings().lookUp('credential', ['KE-3'], false, source(['code,company_name\r\nKE-1,Acme\r\n']))).rejects.toThrow(
+			/^page 1: The portfolio has no column named ke, and 2 columns whose values on the first page could each be the KE \("code", "company_name"\)/,
 		);
 	});
 });
