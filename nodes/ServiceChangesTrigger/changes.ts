@@ -203,7 +203,7 @@ export class ExportReading {
 		this.next.columns = this.header;
 		const earlierKey = this.earlier?.key;
 		// Detected once, the key stays while its columns do: a first page whose values change cannot move it.
-		const kept = this.keyColumn === '' && Array.isArray(earlierKey) && earlierKey.every((column) => this.header!.includes(column));
+		const kept = this.next.keyColumn === '' && Array.isArray(earlierKey) && earlierKey.every((column) => this.header!.includes(column));
 		this.columnsOfKey = kept ? [...earlierKey] : keyColumns(this.next.export, this.header, rows, this.keyColumn);
 		this.next.key = this.columnsOfKey ?? null;
 		if (this.earlier !== undefined && earlierKey !== undefined && !sameKey(earlierKey, this.next.key)) {
