@@ -13,6 +13,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { addLater } from '../shared/addedFields';
+import { isRecord } from '../shared/answerShape';
 import { columnNamed, PORTFOLIO_COLUMNS } from '../shared/csv';
 import { KeColumnError } from '../shared/keColumn';
 import { PageCapError, type PageAnswer, type PageRequest } from '../shared/paging';
@@ -31,7 +33,13 @@ export const COMPANY_DETAILS_MAX_PAGES = 1000;
 
 /** The trigger's step: each item naming a company gets `company`; the rest pass on unchanged. */
 export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExecutionData[], maxPages: unknown = COMPANY_DETAILS_MAX_PAGES): Promise<INodeExecutionData[]> {
-	const keOf = (item: INodeExecutionData) => (typeof item.json.ke === 'string' && item.json.ke.trim() !== '' ? item.json.ke.trim() : undefined);
+	// The KE from the body's own ids.organisation: a `ke` the Service sent itself is passed on, never looked up.
+	const keOf = (item: INodeExecutionData) => {
+		const ids = item.json.ids;
+		const organisation = isRecord(ids) ? ids.organisation : undefined;
+		const ke = typeof organisation === 'string' || typeof organisation === 'number' ? String(organisation).trim() : '';
+		return ke === '' ? undefined : ke;
+	};
 	const kes = [...new Set(items.map(keOf).filter((ke): ke is string => ke !== undefined))];
 	if (kes.length === 0) return items;
 	if (typeof maxPages !== 'number' || !Number.isInteger(maxPages) || maxPages < 1) {
@@ -60,7 +68,7 @@ export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExe
 		const ke = keOf(item);
 		if (ke === undefined) return item;
 		const row = found.get(ke);
-		return { ...item, json: { ...item.json, company: row === undefined ? { ke, shared: false } : companyOf(ke, row) } };
+		return { ...item, json: addLater(item.json, 'company', row === undefined ? { ke, shared: false } : companyOf(ke, row)) as IDataObject };
 	});
 }
 

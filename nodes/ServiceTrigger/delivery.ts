@@ -7,7 +7,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { credentialRedactors } from '../shared/transport/tokenKeptOut';
 import { readServiceEvent, shouldStartWorkflow } from './events';
-import { alertKey, processMemory, triggerKey } from './redelivery';
+import { processMemory, triggerKey } from './redelivery';
 import { renewalItem, renewEndpoint } from './renewal';
 import { testRefusalItem } from './testRefusal';
 import { refusalLog, refusalWords } from './verify/refusalLog';
@@ -44,10 +44,10 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// 3. From here on the body is the Service's own.
 	const reading = readServiceEvent(rawBody);
 	if ('problem' in reading) return answer.call(this, trigger, 400, `a correctly signed delivery could not be read: ${reading.problem}`, 'unreadable');
-	const { item } = reading;
+	const { item, eventType, alertKey, alertId } = reading;
 
 	// 4. Events.
-	if (!shouldStartWorkflow(item.event_type, selectedEvents(this.getNodeParameter('events', [])))) {
+	if (!shouldStartWorkflow(eventType, selectedEvents(this.getNodeParameter('events', [])))) {
 		// Acknowledged (2xx) so the Service does not retry an event the user chose not to act on.
 		return {};
 	}
@@ -57,25 +57,24 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// (verified with the same secret) does; at most once an hour per trigger, should n8n lose the save.
 	if (keys.resealed && resealRetries.get(trigger, Date.now()) === undefined) {
 		resealRetries.set(trigger, true, Date.now());
-		this.logger.info(`Service Trigger: alert ${await named.call(this, item)} is asked again (503) so that n8n saves the signing secret sealed under the new access token.`);
+		this.logger.info(`Service Trigger: alert ${await named.call(this, { alert_id: alertId, event_type: eventType })} is asked again (503) so that n8n saves the signing secret sealed under the new access token.`);
 		this.getResponseObject().status(503).setHeader('Retry-After', '60').send('Service Unavailable');
 		return { noWebhookResponse: true };
 	}
 
 	// 5. Redeliveries: a copy of an alert this process is answering, or answered 2xx, starts nothing.
 	if (this.getNodeParameter('ignoreRedeliveries', true) as boolean) {
-		const claimed = alertKey(item);
-		const state = processMemory.claim(trigger, claimed, Date.now());
+		const state = processMemory.claim(trigger, alertKey, Date.now());
 		if (state === 'answered') {
 			this.logger.info(
-				`Service Trigger: alert ${await named.call(this, item)} was already passed on; this redelivery starts nothing.`,
+				`Service Trigger: alert ${await named.call(this, { alert_id: alertId, event_type: eventType })} was already passed on; this redelivery starts nothing.`,
 			);
 			return {};
 		}
 		if (state === 'in-flight') {
 			// Not 2xx: if the first copy's execution cannot be stored, this alert must still come again.
 			this.logger.info(
-				`Service Trigger: alert ${await named.call(this, item)} arrived again while its first copy is being answered; asked the Service to retry.`,
+				`Service Trigger: alert ${await named.call(this, { alert_id: alertId, event_type: eventType })} arrived again while its first copy is being answered; asked the Service to retry.`,
 			);
 			this.getResponseObject().status(409).setHeader('Retry-After', '60').send('Conflict');
 			return { noWebhookResponse: true };
@@ -83,13 +82,13 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		// n8n answers once it has stored the execution: 2xx means passed on; anything else, or a
 		// connection that closes first, releases the claim so that the Service's retry starts it.
 		const res = this.getResponseObject();
-		res.once('finish', () => processMemory.settle(trigger, claimed, res.statusCode >= 200 && res.statusCode < 300, Date.now()));
-		res.once('close', () => processMemory.settle(trigger, claimed, false, Date.now()));
+		res.once('finish', () => processMemory.settle(trigger, alertKey, res.statusCode >= 200 && res.statusCode < 300, Date.now()));
+		res.once('close', () => processMemory.settle(trigger, alertKey, false, Date.now()));
 	}
 
 	// 6. Passed on. n8n answers (response mode "On Received") only after it has stored the execution,
 	// so a 2xx never stands for a delivery that was lost; the execution's first step records the alert_id.
-	return { workflowData: [this.helpers.returnJsonArray([item as unknown as IDataObject])] };
+	return { workflowData: [this.helpers.returnJsonArray([item as IDataObject])] };
 }
 
 /** "<alert_id> (<event_type>)" for a log line: the Service's text, shown without the access token. */

@@ -1,3 +1,4 @@
+import { withTriggerFields } from '../shared/addedFields';
 import { findId, findText, isRecord } from '../shared/answerShape';
 import { alertIdBytesWhenNotText } from './alertIdBytes';
 
@@ -44,25 +45,28 @@ export function shouldStartWorkflow(eventType: string, selected: readonly string
 	return UNSILENCEABLE_EVENT_TYPES.includes(eventType) || selected.includes(eventType);
 }
 
-/** The item a verified delivery becomes: the body's identifiers only, plus `ke` for convenience. */
-export interface ServiceEventItem {
-	[key: string]: string | Record<string, string> | null | undefined;
-	event_type: string;
-	alert_id: string;
-	ids: Record<string, string>;
-	severity: string | null;
-	occurred_at: string | null;
-	/** `ids.organisation`, the company's KE; null when the event names no company. */
-	ke: string | null;
-	/** Base64 of the alert_id's bytes as sent, only when they do not survive decoding (alertIdBytes.ts): redeliveries are matched on it. */
-	alert_id_bytes?: string;
-}
-
-export type EventReading = { item: ServiceEventItem } | { problem: string };
+/** Fields the trigger adds beside the body (`ke`, `alert_id_bytes`, `company` with Add Company Details): never instead of the Service's. */
+export const TRIGGER_ADDED_FIELDS = ['ke', 'company', 'alert_id_bytes'] as const;
 
 /**
- * Reads a verified body. Only the documented fields are taken, so anything else the sender might
- * add (names, findings, personal data) never reaches the workflow.
+ * A verified delivery: the body exactly as sent (every field, every JSON type) with `ke` added beside
+ * it (`ids.organisation`, the company's KE, or null), and what the trigger itself reads off it.
+ */
+export interface ServiceEvent {
+	item: Record<string, unknown>;
+	/** `event_type` as text, for the Events filter and log lines. */
+	eventType: string;
+	/** The alert's identity for redeliveries: its bytes when decoding loses some (`b:`), else `alertIdKey`'s text (`s:`). */
+	alertKey: string;
+	/** The alert_id as text, for log lines. */
+	alertId: string;
+}
+
+export type EventReading = ServiceEvent | { problem: string };
+
+/**
+ * Reads a verified body. It is passed on whole, as the Service sent it (docs/service-choices.md: Event
+ * body); only `event_type` and `alert_id` must be there, of any type but null.
  */
 export function readServiceEvent(rawBody: Buffer): EventReading {
 	let body: unknown;
@@ -75,31 +79,36 @@ export function readServiceEvent(rawBody: Buffer): EventReading {
 		return { problem: 'the body is not a JSON object' };
 	}
 	const record = body as Record<string, unknown>;
-	const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-	const eventType = text(record.event_type);
-	const alertId = text(record.alert_id);
-	if (!eventType) return { problem: 'the body has no event_type' };
-	if (!alertId) return { problem: 'the body has no alert_id' };
-	// fromEntries defines own properties: an id named `__proto__` keeps its value (an assignment would not).
-	const ids: Record<string, string> =
-		record.ids !== null && typeof record.ids === 'object' && !Array.isArray(record.ids)
-			? Object.fromEntries(
-					Object.entries(record.ids as Record<string, unknown>)
-						.filter(([, value]) => typeof value === 'string' || typeof value === 'number')
-						.map(([key, value]) => [key, String(value)]),
-				)
-			: {};
+	const eventType = scalarText(record.event_type);
+	const alertId = alertIdKey(record.alert_id);
+	if (eventType === undefined) return { problem: 'the body has no event_type' };
+	if (alertId === undefined) return { problem: 'the body has no alert_id' };
+	const ids = record.ids;
+	const organisation = isRecord(ids) ? scalarText(ids.organisation) : undefined;
+	// A text alert_id whose bytes decoding loses (alertIdBytes.ts) is matched on those bytes.
+	const bytes = alertIdBytesWhenNotText(rawBody);
 	return {
-		item: {
-			event_type: eventType,
-			alert_id: alertId,
-			ids,
-			severity: text(record.severity) ?? null,
-			occurred_at: text(record.occurred_at) ?? null,
-			ke: ids.organisation ?? null,
-			...withBytes(alertIdBytesWhenNotText(rawBody)),
-		},
+		item: withTriggerFields(record, { ke: organisation ?? null, ...withBytes(bytes) }, TRIGGER_ADDED_FIELDS),
+		eventType,
+		alertKey: bytes === undefined ? `s:${alertId}` : `b:${bytes}`,
+		alertId,
 	};
+}
+
+/** A string, number or boolean as text; undefined for anything else and for empty text. */
+function scalarText(value: unknown): string | undefined {
+	if (typeof value === 'string') return value === '' ? undefined : value;
+	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+	return undefined;
+}
+
+/**
+ * The key an alert_id is remembered under: a string as it is (as stored before), any other value but
+ * null as its JSON text (`123`, `1.5`, `true`, `{"n":1}`), so no alert is refused for its type.
+ */
+export function alertIdKey(value: unknown): string | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 const withBytes = (bytes: string | undefined) => (bytes === undefined ? {} : { alert_id_bytes: bytes });

@@ -13,6 +13,8 @@ import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode 
 
 import { BoundedMemory } from './boundedMemory';
 import { deduplicationWrites } from './deduplicationWrites';
+import { alertIdKey } from './events';
+import { triggerAdded } from '../shared/addedFields';
 
 /** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
 export const MEMORY_LIMITS = { maxAlerts: 1000, maxAgeMs: 25 * 60 * 60 * 1000, maxTriggers: 1000, storedAlerts: 10_000 };
@@ -67,16 +69,13 @@ export class ProcessMemory {
 }
 
 /**
- * The alert as compared with its redeliveries: the id as sent in bytes when decoding loses some
- * (`alert_id_bytes`), else its text, as before (in-process keys: `s:`/`b:`, never equal across kinds).
+ * The key in n8n's deduplication store: `<kind>:<id>` as stored before issue 31 (any other JSON type
+ * by its JSON text, events.ts `alertIdKey`), `<kind>-bytes:<base64>` for ids decoding loses.
  */
-export function alertKey(item: { alert_id: unknown; alert_id_bytes?: unknown }): string {
-	return typeof item.alert_id_bytes === 'string' ? `b:${item.alert_id_bytes}` : `s:${String(item.alert_id)}`;
-}
-
-/** The key in n8n's deduplication store: `<kind>:<id>` as stored before issue 31, `<kind>-bytes:<base64>` for ids decoding loses. */
-function deduplicationKey(kind: string, json: { alert_id?: unknown; alert_id_bytes?: unknown }): string {
-	return typeof json.alert_id_bytes === 'string' ? `${kind}-bytes:${json.alert_id_bytes}` : `${kind}:${String(json.alert_id)}`;
+function deduplicationKey(kind: string, alertId: unknown, alertIdBytes: unknown): string | undefined {
+	if (typeof alertIdBytes === 'string') return `${kind}-bytes:${alertIdBytes}`;
+	const key = alertIdKey(alertId);
+	return key === undefined ? undefined : `${kind}:${key}`;
 }
 
 /** One per n8n process, shared by every Service Trigger in every workflow. */
@@ -97,7 +96,7 @@ export async function passOnOnce(this: IExecuteFunctions): Promise<INodeExecutio
 		return [items.map(passedOn)];
 	}
 	const kind = deliveryKind(this.getMode());
-	const keys = items.map((item) => (typeof item.json.alert_id === 'string' ? deduplicationKey(kind, item.json) : undefined));
+	const keys = items.map((item) => deduplicationKey(kind, item.json.alert_id, triggerAdded(item.json, 'alert_id_bytes')));
 	const wanted = keys.filter((key): key is string => key !== undefined);
 	let processed = new Set<string>();
 	try {

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 
 import { alertIdBytesWhenNotText } from '../../nodes/ServiceTrigger/alertIdBytes';
 import { readServiceEvent } from '../../nodes/ServiceTrigger/events';
-import { alertKey } from '../../nodes/ServiceTrigger/redelivery';
 import { runs } from '../property/fc';
 
 /**
@@ -61,7 +60,7 @@ describe('alert_id bytes', () => {
 				const keyOf = (id: Buffer) => {
 					const reading = readServiceEvent(body([['event_type', 'ledger_high'], ['ids', { organisation: 'KE-1' }]], id, 1, ''));
 					if ('problem' in reading) throw new Error(reading.problem);
-					return alertKey(reading.item);
+					return reading.alertKey;
 				};
 				const sameText = JSON.parse(`"${a.toString('utf8')}"`) === JSON.parse(`"${b.toString('utf8')}"`);
 				// Bytes apart are keys apart, except two escapes of one lossless text (\u00e9 and é): one id, as JSON reads it.

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 
-import { checkRecordCopy, ed25519PublicKey } from '../../nodes/ServiceReader/helpers/recordCopy';
+import { checkRecordCopy, decodeBytes, ed25519PublicKey } from '../../nodes/ServiceReader/helpers/recordCopy';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const spkiDer = publicKey.export({ format: 'der', type: 'spki' });
@@ -61,33 +61,61 @@ describe('checkRecordCopy', () => {
 		expect(checkRecordCopy(file, { ...answer, public_key: key }).copy_matches).toBe(true);
 	});
 
-	it('says when the key is not an Ed25519 key', () => {
+	it('fails loudly, naming the field, when the key is not an Ed25519 key (no check ran)', () => {
 		const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
-		const check = checkRecordCopy(file, { ...answer, public_key: rsa.export({ format: 'der', type: 'spki' }).toString('base64') });
-		expect(check).toMatchObject({
-			copy_matches: false,
-			copy_reason: 'The Service\'s public key could not be read (the key is rsa, not Ed25519), so the signature cannot be checked.',
-		});
-	});
-
-	it('says when the key cannot be read at all', () => {
-		expect(checkRecordCopy(file, { ...answer, public_key: 'not a key' }).copy_reason).toMatch(
-			/^The Service's public key could not be read \(.+\), so the signature cannot be checked\.$/,
+		expect(() => checkRecordCopy(file, { ...answer, public_key: rsa.export({ format: 'der', type: 'spki' }).toString('base64') })).toThrow(
+			expect.objectContaining({ field: 'public_key', message: expect.stringMatching(/public_key could not be read as an Ed25519 public key \(the key is rsa, not Ed25519\)/) }),
 		);
 	});
 
-	it('cannot check another algorithm', () => {
-		expect(checkRecordCopy(file, { ...answer, algorithm: 'RSA-PSS' })).toMatchObject({
-			copy_matches: false,
-			copy_reason: 'The Service signs with RSA-PSS; only Ed25519 signatures can be checked here.',
-		});
+	it.each([
+		['text that is no key', { public_key: 'not a key' }, 'public_key'],
+		['a JWK of another curve', { public_key: { kty: 'OKP', crv: 'X25519', x: spkiDer.subarray(12).toString('base64url') } }, 'public_key'],
+		['an object holding no key', { public_key: { id: 'k1', created: '2026' } }, 'public_key'],
+		['a digest of the wrong length', { sha256: answer.sha256.slice(2) }, 'sha256'],
+		['a signature in no known encoding', { signature: '!!' + answer.signature.slice(2) }, 'signature'],
+		['a digest of another algorithm', { sha256: undefined, digest: { alg: 'sha512', value: answer.sha256 } }, 'digest.alg'],
+		['another signing algorithm', { algorithm: 'RSA-PSS' }, 'algorithm'],
+		['no signature at all', { signature: undefined }, 'signature'],
+	])('fails loudly, naming the field, for %s', (_label, change, field) => {
+		expect(() => checkRecordCopy(file, { ...answer, ...change })).toThrow(expect.objectContaining({ field }));
 	});
 
-	it('cannot check without the published values', () => {
-		expect(checkRecordCopy(file, { algorithm: 'Ed25519', sha256: answer.sha256 })).toMatchObject({
-			copy_matches: false,
-			copy_reason: 'The Service\'s verification has no sha256, signature or public_key, so the copy cannot be checked.',
-		});
+	const jwk = publicKey.export({ format: 'jwk' });
+	const signatureBytes = Buffer.from(answer.signature, 'base64');
+	const digestBytes = Buffer.from(answer.sha256, 'hex');
+	it.each([
+		['a JWK (OKP, Ed25519)', { public_key: jwk }],
+		['a JWK under publicKey, with alg EdDSA', { public_key: undefined, publicKey: jwk, algorithm: 'EdDSA' }],
+		['a JWK set of one key', { public_key: { keys: [jwk] } }],
+		['DER SPKI in hex', { public_key: spkiDer.toString('hex') }],
+		['DER SPKI in base64url', { public_key: spkiDer.toString('base64url') }],
+		['the raw key in base64url', { public_key: spkiDer.subarray(12).toString('base64url') }],
+		['a key inside an object', { public_key: { format: 'pem', value: publicKey.export({ format: 'pem', type: 'spki' }).toString() } }],
+		['a nested digest {alg, value} in base64', { sha256: undefined, digest: { alg: 'sha256', value: digestBytes.toString('base64') } }],
+		['a digest in base64url', { sha256: digestBytes.toString('base64url') }],
+		['a nested signature {value} in hex', { signature: { alg: 'Ed25519', value: signatureBytes.toString('hex') } }],
+		['a signature in base64url without padding', { signature: signatureBytes.toString('base64url') }],
+	])('reads the verification material given as %s', (_label, change) => {
+		expect(checkRecordCopy(file, { ...answer, ...change })).toEqual({ copy_matches: true, copy_reason: MATCHES, copy_sha256: sha256(file) });
+	});
+
+	it('with a JWK key, a tampered copy is copy_matches false (the check ran)', () => {
+		const tampered = Buffer.from(file.toString('utf8').replace('KS-1', 'KS-2'));
+		const check = checkRecordCopy(tampered, { ...answer, public_key: jwk, signature: { value: signatureBytes.toString('base64url') } });
+		expect(check.copy_matches).toBe(false);
+		expect(check.copy_reason).toMatch(/differs from the published one/);
+	});
+});
+
+describe('decodeBytes', () => {
+	it('tells hex from base64 by the length wanted, and takes only canonical base64', () => {
+		const bytes = Buffer.alloc(32, 0xab);
+		expect(decodeBytes(bytes.toString('hex'), [32])).toEqual(bytes);
+		expect(decodeBytes(bytes.toString('base64'), [32])).toEqual(bytes);
+		expect(decodeBytes(bytes.toString('base64url'), [32])).toEqual(bytes);
+		expect(decodeBytes(bytes.toString('hex'), [16])).toBeUndefined();
+		expect(decodeBytes(`${bytes.toString('base64').slice(0, -2)}x=`, [32])).toBeUndefined();
 	});
 });
 

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { withAdded } from '../../../shared/addedFields';
 import { companyRequest } from '../../helpers/companyShare';
 import { parseExtraFields } from '../../helpers/extraFields';
 import { keField, keParameter, whenNotSharedOption } from '../../helpers/fields';
@@ -57,11 +58,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!result.shared) return [result.item];
 	return [
 		{
-			json: {
-				...(result.answer.body as IDataObject),
+			// Beside the Service's fields, never instead (addedFields.ts).
+			json: withAdded(result.answer.body as IDataObject, {
 				statement_location: STATEMENT_LOCATION,
 				statement_note: STATEMENT_NOTE,
-			},
+			}) as IDataObject,
 		},
 	];
 }

@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { withAdded } from '../../../shared/addedFields';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { binaryFieldName, inputFileBytes, pathParameter } from '../../helpers/itemInput';
-import { checkRecordCopy } from '../../helpers/recordCopy';
+import { checkRecordCopy, UnreadableVerification } from '../../helpers/recordCopy';
 
 const show = { resource: ['record'], operation: ['verify'] };
 
@@ -62,5 +64,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	const verification = (answer.body ?? {}) as IDataObject;
 	if (!copy) return [{ json: verification }];
-	return [{ json: { ...verification, ...checkRecordCopy(copy, verification) } }];
+	let check;
+	try {
+		check = checkRecordCopy(copy, verification);
+	} catch (error) {
+		if (!(error instanceof UnreadableVerification)) throw error;
+		// No check ran: said as such, never as copy_matches false (which would read as a tampered copy).
+		throw new NodeOperationError(this.getNode(), `Check Copy could not read the Service's verification: field ${error.field}`, {
+			description: `${error.message}. The copy was not checked. Turn Check Copy off to pass the verification on as it is.`,
+			itemIndex,
+		});
+	}
+	// Beside the Service's fields, never instead (addedFields.ts).
+	return [{ json: withAdded(verification, { ...check }) as IDataObject }];
 }

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { withAdded } from '../../../shared/addedFields';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { httpsUrlProblem, normalisedUrl, pathSegmentProblem } from '../../../shared/validation';
 import { readCreatedEndpoint } from '../../../shared/webhookEndpoint';
@@ -65,8 +66,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const said = answer.body as IDataObject;
 	const named: IDataObject = {};
 	if (said.id === undefined && created.id !== undefined) named.id = created.id;
-	if (said.secret === undefined) named.secret = created.secret;
-	return [{ json: { ...said, ...named, secret_notice: SECRET_NOTICE } }];
+	if (said.secret !== created.secret) named.secret = created.secret;
+	// Beside the Service's fields, never instead: a name it used itself goes under `_reader` (addedFields.ts).
+	return [{ json: withAdded(said, { ...named, secret_notice: SECRET_NOTICE }) as IDataObject }];
 }
 
 /** DELETE /v1/reader/webhooks/{id} (not in the spec: 404 and 405 mean it cannot be done). Whether it was deleted. */
