@@ -45,12 +45,12 @@ export function findList(body: unknown, names: readonly string[], keyName?: stri
 
 /**
  * The record at any depth of an answer (breadth first, so the outermost wins) that holds one of
- * `names` as text or a number.
+ * `names` as text or a number (or what `holds` finds).
  */
-export function findRecordWith(body: unknown, names: readonly string[]): Fields | undefined {
+export function findRecordWith(body: unknown, names: readonly string[], holds: (record: Fields) => unknown = (record) => findId(record, names)): Fields | undefined {
 	let level: Fields[] = isRecord(body) ? [body] : [];
 	for (let depth = 0; depth <= MAX_DEPTH && level.length > 0; depth++) {
-		for (const record of level) if (findId(record, names) !== undefined) return record;
+		for (const record of level) if (holds(record) !== undefined) return record;
 		level = level.flatMap((record) => Object.values(record).filter(isRecord));
 	}
 	return undefined;
@@ -113,6 +113,8 @@ const LIST_NAMES = ['data', 'items', 'results', 'records', 'entries', 'event_typ
  * or an object keyed by id or type, each item keeping its key under `keyName` (docs/service-choices.md).
  */
 export function listFromBody(body: unknown, keyName = 'key'): unknown[] {
+	// 204 No Content, an empty body (read as {}) or an empty object: a list of nothing.
+	if (body === undefined || body === null || body === '' || (isRecord(body) && Object.keys(body).length === 0)) return [];
 	const list = findList(body, LIST_NAMES, keyName);
 	if (list) return list;
 	throw new Error(`The Service answered with something other than a list: ${sampleOf(body)}`);

@@ -2,7 +2,7 @@
  * Reading the Service's webhook endpoint answers and checking the URL n8n registers
  * (docs/service-choices.md: "Webhook endpoint creation", "Webhook endpoint listing"). Pure: no n8n types.
  */
-import { findId, findList, findRecordWith, findStringDeep, isRecord } from './answerShape';
+import { findId, findList, findRecordWith, findStringDeep, findText, isRecord, type Fields } from './answerShape';
 import { httpsUrlProblem } from './validation';
 
 export interface CreatedEndpoint {
@@ -21,10 +21,30 @@ const SECRET_NAMES = ['secret', 'signing_secret', 'signingSecret', 'webhook_secr
  */
 export function readCreatedEndpoint(body: unknown): CreatedEndpoint {
 	if (!isRecord(body)) return {};
-	const holder = findRecordWith(body, SECRET_NAMES);
-	const secret = holder ? findId(holder, SECRET_NAMES) : findStringDeep(body, (value) => value.startsWith('whsec_'));
+	let holder = findRecordWith(body, SECRET_NAMES);
+	let secret = holder ? findId(holder, SECRET_NAMES) : undefined;
+	if (secret === undefined) {
+		// The secret in an object under a secret-named key: `"signingSecret": {"value": "..."}`.
+		holder = findRecordWith(body, [], secretInObject);
+		secret = holder ? secretInObject(holder) : findStringDeep(body, (value) => value.startsWith('whsec_'));
+	}
 	const idHolder = (holder && findId(holder, ID_NAMES) !== undefined ? holder : undefined) ?? findRecordWith(body, ID_NAMES);
 	return { id: idHolder ? findId(idHolder, ID_NAMES) : undefined, secret };
+}
+
+/** Where an object under a secret-named key holds the secret's text: `value` and the like, or its one text. */
+const SECRET_VALUE_NAMES = ['value', 'secret', 'key', 'plaintext', 'text', 'raw', 'base64', 'hex'];
+
+/** The secret held in an object under one of SECRET_NAMES of `record`, if any. */
+function secretInObject(record: Fields): string | undefined {
+	for (const name of SECRET_NAMES) {
+		const inner = record[name];
+		if (isRecord(inner)) {
+			const found = findText(inner, SECRET_VALUE_NAMES, ['type', 'kind', 'encoding', 'format', 'alg', 'algorithm', 'created_at', 'createdAt', 'expires_at']);
+			if (found !== undefined) return found;
+		}
+	}
+	return undefined;
 }
 
 /**

@@ -1,10 +1,12 @@
 import {
 	eventTypeChoices,
 	NAMED_EVENT_TYPES,
+	alertIdKey,
 	readServiceEvent,
 	shouldStartWorkflow,
 } from '../../nodes/ServiceTrigger/events';
 import { eventCatalogue } from '../sandbox/events';
+import { addLater, triggerAdded } from '../../nodes/shared/addedFields';
 
 describe('shouldStartWorkflow', () => {
 	it('starts every event when nothing is selected', () => {
@@ -20,25 +22,45 @@ describe('shouldStartWorkflow', () => {
 });
 
 describe('readServiceEvent', () => {
-	it('takes the documented fields only and adds ke', () => {
+	it('passes the body on whole, every field in its JSON type, with ke beside it', () => {
 		const body = {
 			event_type: 'share_granted',
-			alert_id: 'al_1',
-			ids: { organisation: 'KE-1', report: 'KS-1', nested: { no: 1 } },
-			severity: 'info',
-			occurred_at: '2026-01-01T00:00:00.000Z',
-			company_name: 'Should Not Pass Ltd',
+			alert_id: 123,
+			ids: { organisation: 'KE-1', report: 'KS-1', nested: { no: 1 }, count: 2 },
+			severity: 3,
+			occurred_at: 1767225600,
+			company_name: 'Extra Field Ltd',
+			flags: [true, null],
 		};
 		expect(readServiceEvent(Buffer.from(JSON.stringify(body)))).toEqual({
-			item: {
-				event_type: 'share_granted',
-				alert_id: 'al_1',
-				ids: { organisation: 'KE-1', report: 'KS-1' },
-				severity: 'info',
-				occurred_at: '2026-01-01T00:00:00.000Z',
-				ke: 'KE-1',
-			},
+			item: { ...body, ke: 'KE-1' },
+			eventType: 'share_granted',
+			alertKey: 's:123',
+			alertId: '123',
 		});
+	});
+
+	it('keeps a ke (or a company) the Service sent, and puts all its own under _reader', () => {
+		const body = { event_type: 'x', alert_id: 'a', ids: { organisation: 'KE-1' }, ke: 'theirs', _reader: 1 };
+		const reading = readServiceEvent(Buffer.from(JSON.stringify(body)));
+		expect('item' in reading && reading.item).toEqual({ ...body, __reader: { ke: 'KE-1' } });
+		const withCompany = { event_type: 'x', alert_id: 'a', ids: { organisation: 'KE-1' }, company: 'theirs' };
+		const second = readServiceEvent(Buffer.from(JSON.stringify(withCompany)));
+		const withDetails = 'item' in second && addLater(second.item, 'company', { ke: 'KE-1' });
+		expect(withDetails).toEqual({ ...withCompany, _reader: { ke: 'KE-1', company: { ke: 'KE-1' } } });
+		expect(withDetails && [triggerAdded(withDetails, 'ke'), triggerAdded(withDetails, 'alert_id_bytes')]).toEqual(['KE-1', undefined]);
+	});
+
+	it.each([
+		['a string', '"al_1"', 'al_1'],
+		['an integer', '42', '42'],
+		['a number with a fraction', '4.5', '4.5'],
+		['a boolean', 'true', 'true'],
+		['an object', '{"n":1}', '{"n":1}'],
+	])('takes an alert_id that is %s, remembered by its JSON text', (_label, json, key) => {
+		const reading = readServiceEvent(Buffer.from(`{"event_type":"ledger_high","alert_id":${json}}`));
+		expect(reading).toMatchObject({ alertKey: `s:${key}`, alertId: key, item: { alert_id: JSON.parse(json) } });
+		expect(alertIdKey(JSON.parse(json))).toBe(key);
 	});
 
 	it('gives ke null when the event names no company', () => {
@@ -52,6 +74,7 @@ describe('readServiceEvent', () => {
 		['not an object', '[1]'],
 		['no event_type', '{"alert_id":"a"}'],
 		['no alert_id', '{"event_type":"x"}'],
+		['a null alert_id', '{"event_type":"x","alert_id":null}'],
 	])('reports a problem: %s', (_name, text) => {
 		expect(readServiceEvent(Buffer.from(text))).toHaveProperty('problem');
 	});

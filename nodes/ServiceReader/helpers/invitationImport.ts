@@ -187,6 +187,12 @@ export function matchImportAnswer(body: unknown, sent: number, countIsLowerBound
 			said: entry,
 		});
 	});
+	// Numbered by line of the uploaded file (the header is line 1): rows 2..n+1 answer the n rows sent.
+	if (!countIsLowerBound && sent > 0 && byRow.size === sent && !byRow.has(1) && [...byRow.keys()].every((row) => row >= 2 && row <= sent + 1)) {
+		const byLine = [...byRow.values()];
+		byRow.clear();
+		for (const answer of byLine) byRow.set(answer.row - 1, { ...answer, row: answer.row - 1 });
+	}
 	// A file read only in part may hold more rows than counted: the answered rows that follow on from
 	// them count too. A made-up row number beyond that is reported, never counted up to.
 	let expected = sent;

@@ -167,13 +167,17 @@ export function checkRecordCopy(copy: Uint8Array, answer: VerificationAnswer): C
 			`The Service's ${signaturePart!.name} could not be read as an Ed25519 signature (64 bytes in hex, base64 or base64url): ${sample(signaturePart!.value)}`,
 		);
 	}
-	let key: KeyObject;
+	let key: KeyObject | undefined;
+	let keyProblem = '';
 	try {
 		key = ed25519PublicKey(keyPart!.value);
 	} catch (error) {
+		keyProblem = (error as Error).message;
+	}
+	if (key === undefined) {
 		throw new UnreadableVerification(
 			keyPart!.name,
-			`The Service's ${keyPart!.name} could not be read as an Ed25519 public key (${(error as Error).message}); it is read as a JWK, PEM, or DER or the raw 32 bytes in hex, base64 or base64url`,
+			`The Service's ${keyPart!.name} could not be read as an Ed25519 public key (${keyProblem}); it is read as a JWK, PEM, or DER or the raw 32 bytes in hex, base64 or base64url`,
 		);
 	}
 

@@ -41,6 +41,11 @@ export async function readAnswerBody(
 	if (kind === 'buffer') return { body: bytes };
 	const text = settings.redact(bytes.toString('utf8'));
 	if (text.trim() === '') return { body: {} };
+	// A JSON lines answer of one line parses as JSON too, yet is a list of one.
+	if (JSON_LINES_TYPE.test((contentType ?? '').split(';')[0].trim())) {
+		const lines = jsonLines(text);
+		if (lines !== undefined) return { body: settings.redactValue(lines) };
+	}
 	try {
 		// Redacted again after parsing: a token \u-escaped in a JSON string is only whole once decoded.
 		return { body: settings.redactValue(JSON.parse(text)) };
@@ -49,6 +54,9 @@ export async function readAnswerBody(
 		// an unnamed format suggests the Base URL reaches something other than the Service.
 		const type = (contentType ?? '').split(';')[0].trim();
 		if (CSV_TYPE.test(type)) return { body: text };
+		// JSON lines (x-ndjson, jsonl, or any type whose every line is a JSON object or list): a list.
+		const lines = jsonLines(text);
+		if (lines !== undefined) return { body: settings.redactValue(lines) };
 		if (JSON_TYPE.test(type)) {
 			return {
 				problem: {
@@ -70,6 +78,26 @@ export async function readAnswerBody(
 	}
 }
 
+/**
+ * The values of a JSON lines answer (one JSON object or list per line, blank lines and a record
+ * separator before each line allowed), or undefined when any line is something else.
+ */
+export function jsonLines(text: string): unknown[] | undefined {
+	const values: unknown[] = [];
+	for (const raw of text.split('\n')) {
+		const line = raw.replace(/^\u001e/, '').trim();
+		if (line === '') continue;
+		if (!line.startsWith('{') && !line.startsWith('[')) return undefined;
+		try {
+			values.push(JSON.parse(line));
+		} catch {
+			return undefined;
+		}
+	}
+	return values.length > 0 ? values : undefined;
+}
+
+const JSON_LINES_TYPE = /^\s*application\/(x-ndjson|ndjson|jsonl|x-jsonl|jsonlines|x-jsonlines|json-seq)\s*$/i;
 const CSV_TYPE = /^\s*(text\/csv|application\/csv|text\/comma-separated-values)\b/i;
 const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\b/i;
 

@@ -17,7 +17,7 @@ import { discardBody } from './body';
 import { describeServiceError, readErrorBody } from './errors';
 import type { RequestScope, SentRequest } from './requestNames';
 import { conceptLabel, errorBodyWords, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
-import { isRetryableStatus, parseRetryAfterMs, retryDelayMs } from './retry';
+import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
 
@@ -169,9 +169,10 @@ export async function serviceRequest<T = unknown>(
 		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
 		const retryable = idempotent ? isRetryableStatus(statusCode) : statusCode === 429;
 		if (retryable && !isLastAttempt) {
-			const retryAfter = headerValue(answer.headers, 'retry-after');
-			const askedMs = parseRetryAfterMs(retryAfter, Date.now());
-			const delay = retryDelayMs(attempt, retryAfter, Date.now());
+			// Retry-After, else RateLimit-Reset / X-RateLimit-Reset (seconds, or a Unix time from 10^9 on).
+			const asked = askedWait((name) => headerValue(answer.headers, name), Date.now());
+			const askedMs = asked?.ms;
+			const delay = askedMs === undefined ? retryDelayMs(attempt, undefined, Date.now()) : Math.min(askedMs, 60_000);
 			// What the Service asked for counts, not the capped delay: retrying sooner than asked is pointless.
 			if (waitedMs + (askedMs ?? delay) <= RETRY_WAIT_BUDGET_MS) {
 				discardBody(answer.body);
@@ -182,7 +183,7 @@ export async function serviceRequest<T = unknown>(
 			if (askedMs !== undefined) {
 				discardBody(answer.body);
 				throw fail(
-					`The Service asked to wait ${seconds(askedMs)} before trying again (${statusCode}, Retry-After)`,
+					`The Service asked to wait ${seconds(askedMs)} before trying again (${statusCode}, ${asked!.header})`,
 					`That is more than the ${seconds(RETRY_WAIT_BUDGET_MS - waitedMs)} left of the ${seconds(RETRY_WAIT_BUDGET_MS)} this node waits in all for one request, so it was not sent again. Run the node again after that time.`,
 					{ retryAfterSeconds: Math.ceil(askedMs / 1000) },
 					statusCode,

@@ -10,6 +10,7 @@ import {
 	matchImportAnswer,
 	readImportFile,
 } from '../../helpers/invitationImport';
+import { withAdded } from '../../../shared/addedFields';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { binaryFieldName, inputFileBytes, inputProblem } from '../../helpers/itemInput';
 
@@ -109,15 +110,14 @@ export const description: INodeProperties[] = [
 
 /** One output item per row: the Service's check in words, the invitation id when accepted, and the row's data. */
 function rowJson(answer: ImportAnswerRow, sent: Record<string, string> | undefined): IDataObject {
-	return {
-		// Every field the Service sent for the row, with the node's own beside them.
-		...(answer.said as IDataObject),
+	// Every field the Service sent for the row, with the node's own beside them, never instead (addedFields.ts).
+	return withAdded(answer.said, {
 		row: answer.row,
 		ok: answer.ok,
 		check: answer.check,
 		...(answer.invitation_id !== undefined ? { invitation_id: answer.invitation_id } : {}),
 		data: (answer.data ?? sent ?? {}) as IDataObject,
-	};
+	}) as IDataObject;
 }
 
 /** The Service's rows, one per row sent; a row without an answer fails the import in words. */

@@ -68,7 +68,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	try {
 		check = checkRecordCopy(copy, verification);
 	} catch (error) {
-		if (!(error instanceof UnreadableVerification)) throw error;
+		if (!(error instanceof UnreadableVerification)) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 		// No check ran: said as such, never as copy_matches false (which would read as a tampered copy).
 		throw new NodeOperationError(this.getNode(), `Check Copy could not read the Service's verification: field ${error.field}`, {
 			description: `${error.message}. The copy was not checked. Turn Check Copy off to pass the verification on as it is.`,
