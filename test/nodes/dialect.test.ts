@@ -34,12 +34,13 @@ describe('Service Reader on the alt dialect', () => {
 
 		expect(result.error(READER)).toBeUndefined();
 		const [accepted, refused] = result.output(READER).map((item) => item.json);
-		expect(accepted).toMatchObject({ row: 1, ok: true, line: 1, status: 'accepted', check: 'Invitation sent to buyer@goodalt.example.' });
+		expect(accepted).toMatchObject({ row: 1, ok: true, line: 2, status: 'accepted', check: 'Invitation sent to buyer@goodalt.example.' });
 		expect(accepted.invitation_id).toEqual(accepted.invitationId);
 		expect(refused).toMatchObject({
 			row: 2,
 			ok: false,
-			line: 2,
+			// Numbered by line of the uploaded file (the header is line 1), read as row 2.
+			line: 3,
 			status: 'rejected',
 			reason: 'The work email "not-an-email" is not a valid email address: check it for typos.',
 			check: 'The work email "not-an-email" is not a valid email address: check it for typos.',
@@ -103,9 +104,10 @@ describe('Service Reader on the alt dialect', () => {
 		const [item] = result.output(READER).map((entry) => entry.json);
 		// One level deeper than the alt names themselves: {"result": {"webhook": {...}}}, passed on whole.
 		const endpoint = (item.result as IDataObject).webhook as IDataObject;
-		expect(endpoint).toMatchObject({ target: 'https://hooks.buyer.example/alt', secret_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
+		// The secret in an object under its secret-named key: {"secret_key": {"type", "value"}}.
+		expect(endpoint).toMatchObject({ target: 'https://hooks.buyer.example/alt', secret_key: { value: expect.stringMatching(/^[0-9a-f]{64}$/) } });
 		// The id and the secret also under the README's names.
-		expect(item).toMatchObject({ id: endpoint.uuid, secret: endpoint.secret_key, secret_notice: expect.any(String) });
+		expect(item).toMatchObject({ id: endpoint.uuid, secret: (endpoint.secret_key as IDataObject).value, secret_notice: expect.any(String) });
 		setup.sandbox.control.removeWebhookEndpoint(endpoint.uuid as string);
 	});
 });
@@ -126,7 +128,7 @@ describe('Service Trigger on the alt dialect', () => {
 		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
 		expect(delivery.attempts.map((attempt) => attempt.status ?? attempt.error)).toEqual([200]);
 		await setup.receiver.drained();
-		expect(setup.receiver.executions.flatMap((execution) => execution.items.map((item) => item.json.alert_id))).toContain(alert.alertId);
+		expect(setup.receiver.executions.flatMap((execution) => execution.items.map((item) => String(item.json.alert_id)))).toContain(alert.alertId);
 
 		await setup.harness.deactivate();
 		expect(mine()).toEqual([]);

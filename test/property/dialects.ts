@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 
-import type { AnswerShapes } from '../sandbox/answerShapes';
+import type { AnswerShapes, VerificationForms } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
-import { altDialect, defaultDialect, type Dialect } from '../sandbox/dialect';
+import { altDialect, defaultDialect, type Dialect, type EventValues } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
 import type { RequestDialect } from '../sandbox/requestDialect';
 import type { RequestConcept } from '../../nodes/shared/transport/requestNames';
@@ -26,6 +26,24 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	endpointNesting: fc.integer({ min: 0, max: 3 }),
 	importAs: fc.constantFrom<AnswerShapes['importAs']>('json', 'csv'),
 	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403),
+	jsonListsAs: fc.constantFrom<AnswerShapes['jsonListsAs']>('object', 'jsonLines'),
+	emptyListAs: fc.constantFrom<AnswerShapes['emptyListAs']>(200, 204),
+	errorsAs: fc.constantFrom<AnswerShapes['errorsAs']>('json', 'problem'),
+	rateLimitHeader: fc.constantFrom<AnswerShapes['rateLimitHeader']>('Retry-After', 'RateLimit-Reset', 'X-RateLimit-Reset'),
+	secretInObject: fc.boolean(),
+	importNumbering: fc.constantFrom<AnswerShapes['importNumbering']>('row', 'line'),
+	verification: fc.record({
+		publicKey: fc.constantFrom<VerificationForms['publicKey']>('spki-base64', 'spki-hex', 'pem', 'jwk', 'raw-hex', 'raw-base64url'),
+		digest: fc.constantFrom<VerificationForms['digest']>('hex', 'base64', 'nested'),
+		signature: fc.constantFrom<VerificationForms['signature']>('base64', 'hex', 'base64url', 'nested'),
+	}),
+});
+
+export const eventValues: fc.Arbitrary<EventValues> = fc.record({
+	alertId: fc.constantFrom<EventValues['alertId']>('text', 'integer'),
+	severity: fc.constantFrom<EventValues['severity']>('text', 'number'),
+	occurredAt: fc.constantFrom<EventValues['occurredAt']>('iso', 'unix'),
+	extraFields: fc.constantFrom<EventValues['extraFields']>('none', 'extra', 'colliding'),
 });
 
 /**
@@ -63,8 +81,9 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		reversedColumns: fc.boolean(),
 		timestampUnit: fc.constantFrom<Dialect['timestampUnit']>('seconds', 'milliseconds'),
 		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
+		values: eventValues,
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values }) => ({
 		...base,
 		csv,
 		answers,
@@ -72,6 +91,7 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		csvColumns: (columns: readonly string[]) => (reversedColumns ? [...columns].reverse() : columns),
 		timestampUnit,
 		signatureSeparator,
+		eventValues: values,
 	}));
 
 /** The setting an error names, as the credential stores it, for a Service writing `csv`. */

@@ -1,4 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+
+import { defaultEventValues, type EventValues } from './dialect';
 
 import type { DeliveryKind, DeliveryManager, DeliveryPlan } from './deliveries';
 import { eventBody, eventType } from './events';
@@ -34,12 +36,16 @@ export interface ProbeOptions extends EmitOptions {
 	mode?: 'body' | 'signature';
 }
 
+/** Numeric severities, as a Service that numbers them might send them (the spec shows no values). */
+const SEVERITY_NUMBERS: Record<Severity, number> = { high: 3, medium: 2, low: 1, info: 0 };
+
 export class AlertLog {
 	private readonly alerts = new Map<string, Alert>();
 
 	constructor(
 		private readonly state: SandboxState,
 		private readonly deliveries: DeliveryManager,
+		private readonly values: EventValues = defaultEventValues,
 	) {}
 
 	emit(type: string, ids: Record<string, string> = {}, options: EmitOptions = {}): Alert {
@@ -97,13 +103,21 @@ export class AlertLog {
 		if (options.endpointId !== undefined && endpoints.length === 0) {
 			throw new Error(`Reader ${reader} has no webhook endpoint ${options.endpointId}.`);
 		}
-		const alertId = options.alertId ?? `al_${randomBytes(12).toString('hex')}`;
+		const values = this.values;
+		// An integer alert_id is remembered here by its JSON text, as the trigger remembers it.
+		const numbered = options.alertId === undefined && values.alertId === 'integer';
+		const alertId = options.alertId ?? (numbered ? String(randomInt(1_000_000_000_000, 2 ** 47)) : `al_${randomBytes(12).toString('hex')}`);
+		const severity = options.severity ?? definition.severity;
+		const occurredAt = options.occurredAt ?? this.state.nowIso();
 		const body = eventBody({
 			event_type: type,
-			alert_id: alertId,
+			alert_id: numbered ? Number(alertId) : alertId,
 			ids,
-			severity: options.severity ?? definition.severity,
-			occurred_at: options.occurredAt ?? this.state.nowIso(),
+			severity: values.severity === 'number' ? SEVERITY_NUMBERS[severity] : severity,
+			occurred_at: values.occurredAt === 'unix' ? Math.floor(Date.parse(occurredAt) / 1000) : occurredAt,
+			// Fields the spec does not list: a Service may send more than identifiers.
+			...(values.extraFields === 'none' ? {} : { schema_version: 2, score: 0.75, tags: ['sandbox', null], links: { self: `/v1/reader/alerts/${alertId}` } }),
+			...(values.extraFields === 'colliding' ? { ke: `theirs-${alertId}`, company: { name: 'as the Service words it' } } : {}),
 		});
 		const alert: Alert = { alertId, eventType: type, reader, body, deliveryIds: [] };
 		this.alerts.set(alertId, alert);

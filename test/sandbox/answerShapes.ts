@@ -13,9 +13,59 @@ export interface AnswerShapes {
 	importAs: 'json' | 'csv';
 	/** Setting SSO without a recent passkey: 403 with a code, or 401 with `WWW-Authenticate: Passkey`. */
 	passkeyStatus: 401 | 403;
+	/** A JSON export page as `{"data": [...]}`, or as JSON lines (`application/x-ndjson`, one row a line). */
+	jsonListsAs: 'object' | 'jsonLines';
+	/** An export page with no rows: 200 with an empty list, or 204 No Content. */
+	emptyListAs: 200 | 204;
+	/** Error bodies as `application/json`, or as RFC 9457 `application/problem+json` ({type, title, status, detail}). */
+	errorsAs: 'json' | 'problem';
+	/** How a 429 says when to retry: `Retry-After` (seconds), `RateLimit-Reset` (seconds) or `X-RateLimit-Reset` (Unix time). */
+	rateLimitHeader: 'Retry-After' | 'RateLimit-Reset' | 'X-RateLimit-Reset';
+	/** A created endpoint's secret as text, or in an object (`{"value": ...}`) under its secret-named key. */
+	secretInObject: boolean;
+	/** The import answer numbers rows 1..n, or by line of the uploaded file (the header is line 1). */
+	importNumbering: 'row' | 'line';
+	/** The verify route's public key, digest and signature forms. */
+	verification: VerificationForms;
 }
 
-export const defaultAnswerShapes: AnswerShapes = { catalogue: 'list', endpointNesting: 0, importAs: 'json', passkeyStatus: 403 };
+export interface VerificationForms {
+	publicKey: 'spki-base64' | 'pem' | 'jwk' | 'raw-hex' | 'raw-base64url' | 'spki-hex';
+	digest: 'hex' | 'base64' | 'nested';
+	signature: 'base64' | 'hex' | 'base64url' | 'nested';
+}
+
+export const defaultAnswerShapes: AnswerShapes = {
+	catalogue: 'list',
+	endpointNesting: 0,
+	importAs: 'json',
+	passkeyStatus: 403,
+	jsonListsAs: 'object',
+	emptyListAs: 200,
+	errorsAs: 'json',
+	rateLimitHeader: 'Retry-After',
+	secretInObject: false,
+	importNumbering: 'row',
+	verification: { publicKey: 'spki-base64', digest: 'hex', signature: 'base64' },
+};
+
+/** The 429 headers asking to wait `seconds`, as `shapes` says them. */
+export function rateLimitHeaders(shapes: AnswerShapes, seconds: number, nowMs = Date.now()): Record<string, string> {
+	if (shapes.rateLimitHeader === 'X-RateLimit-Reset') return { 'X-RateLimit-Reset': String(Math.ceil(nowMs / 1000) + seconds) };
+	return { [shapes.rateLimitHeader]: String(seconds) };
+}
+
+const SECRET_KEYS = ['secret', 'secret_key', 'signing_secret', 'signingSecret'];
+
+/** The secret in an object under its own key, at any depth: `{"secret": {"value": ...}}`. */
+function secretWrapped(body: unknown): unknown {
+	if (!isFields(body)) return body;
+	const out: Fields = {};
+	for (const [key, value] of Object.entries(body)) {
+		out[key] = SECRET_KEYS.includes(key) && typeof value === 'string' ? { type: 'hmac-sha256', value } : secretWrapped(value);
+	}
+	return out;
+}
 
 type Fields = Record<string, unknown>;
 const isFields = (value: unknown): value is Fields => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -43,10 +93,15 @@ export function shapeAnswer(shapes: AnswerShapes, method: string, path: string, 
 			return { json: found.put(keyed) };
 		}
 	}
-	if (path === '/v1/reader/webhooks' && method === 'POST' && shapes.endpointNesting > 0) {
-		let wrapped = body;
+	if (path === '/v1/reader/webhooks' && method === 'POST' && (shapes.endpointNesting > 0 || shapes.secretInObject)) {
+		let wrapped = shapes.secretInObject ? secretWrapped(body) : body;
 		for (let depth = shapes.endpointNesting - 1; depth >= 0; depth--) wrapped = { [WRAPPERS[depth % WRAPPERS.length]]: wrapped };
 		return { json: wrapped };
+	}
+	if (path === '/v1/reader/invitations/imports' && shapes.importNumbering === 'line') {
+		const found = listIn(body);
+		// Numbered by line of the uploaded file: the header is line 1, the first row line 2.
+		if (found) body = found.put(found.list.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, (key === 'row' || key === 'line') && typeof value === 'number' ? value + 1 : value]))));
 	}
 	if (path === '/v1/reader/invitations/imports' && shapes.importAs === 'csv') {
 		const found = listIn(body);

@@ -43,7 +43,20 @@ export interface Dialect {
 	errorBody(status: number, code: string, message: string): unknown;
 	/** A successful JSON answer of `method path`, as this dialect words it. */
 	answer(method: string, path: string, body: unknown): unknown;
+	/** The JSON types of event body values, and whether bodies carry more than the spec's five fields. */
+	eventValues: EventValues;
 }
+
+export interface EventValues {
+	alertId: 'text' | 'integer';
+	severity: 'text' | 'number';
+	/** ISO 8601 text, or Unix seconds. */
+	occurredAt: 'iso' | 'unix';
+	/** Fields beyond the spec's five; `colliding` adds `ke` and `company` too, the names the trigger adds. */
+	extraFields: 'none' | 'extra' | 'colliding';
+}
+
+export const defaultEventValues: EventValues = { alertId: 'text', severity: 'text', occurredAt: 'iso', extraFields: 'none' };
 
 export const defaultDialect: Dialect = {
 	name: 'default',
@@ -63,6 +76,7 @@ export const defaultDialect: Dialect = {
 	errorWords: (code, message) => ({ code, message }),
 	errorBody: (_status, code, message) => ({ error: { code, message } }),
 	answer: (_method, _path, body) => body,
+	eventValues: defaultEventValues,
 };
 
 type Fields = Record<string, unknown>;
@@ -81,7 +95,23 @@ export const altDialect: Dialect = {
 	// Semicolons, as spreadsheets write them where the decimal mark is a comma; the header row once.
 	csv: { delimiter: ';', headerEveryPage: false, lineEnd: '\r\n', bom: true, quoteAll: false },
 	// The catalogue keyed by event type, the created endpoint one level deeper, a passkey asked with 401.
-	answers: { catalogue: 'keyed', endpointNesting: 1, importAs: 'json', passkeyStatus: 401 },
+	answers: {
+		catalogue: 'keyed',
+		endpointNesting: 1,
+		importAs: 'json',
+		passkeyStatus: 401,
+		// JSON lines, 204 for an empty export, RFC 9457 errors, RateLimit-Reset, the secret in an object,
+		// import answers by file line, a JWK key with nested digest and signature.
+		jsonListsAs: 'jsonLines',
+		emptyListAs: 204,
+		errorsAs: 'problem',
+		rateLimitHeader: 'RateLimit-Reset',
+		secretInObject: true,
+		importNumbering: 'line',
+		verification: { publicKey: 'jwk', digest: 'nested', signature: 'nested' },
+	},
+	// Integer alert ids, numbered severities, Unix times and more fields than the spec's five.
+	eventValues: { alertId: 'integer', severity: 'number', occurredAt: 'unix', extraFields: 'extra' },
 	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
 	request: {
 		names: {

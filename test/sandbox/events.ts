@@ -34,21 +34,19 @@ export function eventType(name: string): EventType {
 
 export interface EventBody {
 	event_type: string;
-	alert_id: string;
+	/** Text, or a number in a dialect that numbers alerts. */
+	alert_id: string | number;
 	ids: Record<string, string>;
-	severity: Severity;
-	occurred_at: string;
+	severity: Severity | number;
+	occurred_at: string | number;
+	/** Fields beyond the spec's five, in a dialect that sends more. */
+	[extra: string]: unknown;
 }
 
-/** The body in the exact field order of spec section 6, identifiers only. */
+/** The body in the exact field order of spec section 6, then any extra fields. */
 export function eventBody(body: EventBody): string {
-	return JSON.stringify({
-		event_type: body.event_type,
-		alert_id: body.alert_id,
-		ids: body.ids,
-		severity: body.severity,
-		occurred_at: body.occurred_at,
-	});
+	const { event_type, alert_id, ids, severity, occurred_at, ...extra } = body;
+	return JSON.stringify({ event_type, alert_id, ids, severity, occurred_at, ...extra });
 }
 
 export function sampleIds(type: EventType): Record<string, string> {

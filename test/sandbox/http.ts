@@ -60,6 +60,14 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 
 export function sendError(res: ServerResponse, error: HttpError): void {
 	const dialect = answerWording.get(res)?.dialect ?? defaultDialect;
+	if (answerWording.has(res) && dialect.answers.errorsAs === 'problem') {
+		// RFC 9457: the dialect's code as the type's last segment and as an extension member.
+		const { code, message } = dialect.errorWords(error.code, error.message);
+		const body = Buffer.from(JSON.stringify({ type: `https://errors.service.example/${code}`, title: code.replace(/_/g, ' '), status: error.status, detail: message, code }), 'utf8');
+		res.writeHead(error.status, { 'Content-Type': 'application/problem+json', 'Content-Length': body.length, ...error.headers });
+		res.end(body);
+		return;
+	}
 	sendJson(res, error.status, dialect.errorBody(error.status, error.code, error.message), error.headers);
 }
 

@@ -107,7 +107,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const context: SandboxContext = {
 		state,
 		deliveries,
-		alerts: new AlertLog(state, deliveries),
+		alerts: new AlertLog(state, deliveries, dialect.eventValues),
 		faults: new FaultRegistry(),
 		routeFaults: new RouteFaults(),
 		dialect,

@@ -39,6 +39,26 @@ export function publicKeyBase64(): string {
 	return key().publicKeyBase64;
 }
 
+/** The public key as a verify route of `form` publishes it. */
+export function publicKeyAs(form: 'spki-base64' | 'spki-hex' | 'pem' | 'jwk' | 'raw-hex' | 'raw-base64url'): unknown {
+	const { publicKey } = key();
+	const der = publicKey.export({ format: 'der', type: 'spki' });
+	switch (form) {
+		case 'spki-base64':
+			return der.toString('base64');
+		case 'spki-hex':
+			return der.toString('hex');
+		case 'pem':
+			return publicKey.export({ format: 'pem', type: 'spki' }).toString();
+		case 'jwk':
+			return { ...publicKey.export({ format: 'jwk' }), use: 'sig', kid: 'sandbox-1' };
+		case 'raw-hex':
+			return der.subarray(12).toString('hex');
+		case 'raw-base64url':
+			return der.subarray(12).toString('base64url');
+	}
+}
+
 /** Findings for a company, derived from its KE so they are stable; findings only, never a verdict. */
 export function findingsFor(company: Company): Finding[] {
 	const findings: Finding[] = [

@@ -3,6 +3,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { createHash } from 'node:crypto';
 
 import { useSandbox } from '../../sandbox/useSandbox';
+import { verificationBody } from '../../sandbox/routes/verify';
 import { afterFirstAnswer, binaryBytes, fileItem, READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
@@ -182,13 +183,7 @@ describe('Record > Verify', () => {
 		expect(result.output(READER)).toEqual([
 			{
 				json: {
-					ks: 'KS-1001-v1',
-					ke: 'KE-1001',
-					valid: true,
-					algorithm: 'Ed25519',
-					sha256: served.sha256,
-					signature: served.signature,
-					public_key: expect.any(String),
+					...verificationBody(sandbox.dialect.answers.verification, { ...served, valid: true, signedAt: '' }),
 					signed_at: expect.any(String),
 				},
 				pairedItem: { item: 0 },
@@ -208,13 +203,7 @@ describe('Record > Verify', () => {
 		expect(result.output(READER)).toEqual([
 			{
 				json: {
-					ks: 'KS-1002-v1',
-					ke: 'KE-1002',
-					valid: true,
-					algorithm: 'Ed25519',
-					sha256: served.sha256,
-					signature: served.signature,
-					public_key: expect.any(String),
+					...verificationBody(sandbox.dialect.answers.verification, { ...served, valid: true, signedAt: '' }),
 					signed_at: expect.any(String),
 					copy_matches: true,
 					copy_reason: 'The copy is byte for byte the signed file: its SHA-256 matches and the Ed25519 signature verifies.',

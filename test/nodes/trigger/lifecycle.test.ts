@@ -223,7 +223,7 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		);
 		expect(answered.find((d) => d.alertId === refused.alertId)!.attempts[0].status).toBe(401);
 		await setup.receiver.drained();
-		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === refused.alertId)).toHaveLength(0);
+		expect(setup.receiver.executions.filter((e) => String(e.items[0]?.json.alert_id) === refused.alertId)).toHaveLength(0);
 		// An error an operator must act on, saying what to do: logged once, not once per refused delivery.
 		const unsealLines = setup.logs.slice(logsBefore).filter((l) => /cannot be unsealed/.test(l.message));
 		expect(unsealLines.map((l) => l.level)).toEqual(['error']);
@@ -273,7 +273,7 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		setup.harness = withSecret(after);
 		expect((await post(before, 'al_secret_old')).status).toBe(401);
 		await setup.receiver.drained();
-		const started = setup.receiver.executions.map((e) => e.items[0]?.json.alert_id);
+		const started = setup.receiver.executions.map((e) => String(e.items[0]?.json.alert_id));
 		expect(started).toContain('al_secret_before');
 		expect(started).not.toContain('al_secret_old');
 	});

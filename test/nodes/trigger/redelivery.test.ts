@@ -119,7 +119,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 			await setup.receiver.drained();
 
 			expect(deliveries.map((d) => d.attempts.map((a) => a.status))).toEqual([[200], [200]]);
-			expect(setup.receiver.executions.slice(executionsBefore).map((e) => e.items.map((i) => i.json.alert_id))).toEqual([[alert.alertId]]);
+			expect(setup.receiver.executions.slice(executionsBefore).map((e) => e.items.map((i) => String(i.json.alert_id)))).toEqual([[alert.alertId]]);
 			expect(setup.logs.slice(logsBefore).map((l) => l.message)).toEqual([
 				`Service Trigger: alert ${alert.alertId} (ledger_high) was already passed on; this redelivery starts nothing.`,
 			]);
@@ -144,7 +144,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 			await setup.receiver.drained();
 
 			// Two executions; the second one's trigger step found the alert in n8n's deduplication store and passed nothing on.
-			expect(setup.receiver.executions.slice(executionsBefore).map((e) => e.items.map((i) => i.json.alert_id))).toEqual([
+			expect(setup.receiver.executions.slice(executionsBefore).map((e) => e.items.map((i) => String(i.json.alert_id)))).toEqual([
 				[alert.alertId],
 				[],
 			]);
@@ -201,7 +201,7 @@ describe('Service Trigger and redeliveries (Ignore Redeliveries on, the default)
 			for (const alert of [together, ...overlapping]) await control.whenSettled(alert.alertId);
 			await setup.receiver.drained();
 
-			const passedOn = setup.receiver.executions.slice(executionsBefore).flatMap((e) => e.items.map((i) => i.json.alert_id));
+			const passedOn = setup.receiver.executions.slice(executionsBefore).flatMap((e) => e.items.map((i) => String(i.json.alert_id)));
 			expect(passedOn.filter((id) => id === together.alertId)).toHaveLength(1);
 			expect(passedOn).toEqual(expect.arrayContaining(overlapping.map((alert) => alert.alertId)));
 
@@ -230,7 +230,7 @@ describe('Service Trigger with Ignore Redeliveries off', () => {
 		await control.whenSettled(alert.alertId);
 
 		await setup.receiver.drained();
-		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alert.alertId)).toHaveLength(2);
+		expect(setup.receiver.executions.filter((e) => String(e.items[0]?.json.alert_id) === alert.alertId)).toHaveLength(2);
 		expect(Object.keys(setup.harness.savedNodeData())).toEqual(['endpoints']);
 	});
 });

@@ -179,7 +179,7 @@ describe('Service Trigger refuses what it cannot verify', () => {
 		const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
 		expect(delivery.attempts.map((a) => a.status)).toEqual([401]);
 		await setup.receiver.drained();
-		expect(setup.receiver.executions.filter((e) => e.items[0]?.json.alert_id === alert.alertId)).toHaveLength(0);
+		expect(setup.receiver.executions.filter((e) => String(e.items[0]?.json.alert_id) === alert.alertId)).toHaveLength(0);
 		const newLogs = setup.logs.slice(logsBefore);
 		expect(newLogs).toHaveLength(1);
 		expect(newLogs[0].message).toMatch(reason);

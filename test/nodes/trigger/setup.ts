@@ -84,7 +84,7 @@ async function startTriggerSetup(options: TriggerSetupOptions, setup: TriggerSet
 		},
 		async executionsOf(alertId: string) {
 			await receiver.drained();
-			return receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId);
+			return receiver.executions.filter((e) => String(e.items[0]?.json.alert_id) === alertId);
 		},
 		async close() {
 			captured.restore();

@@ -1,5 +1,6 @@
 import type { Route, RouteContext } from '../context';
 import { csvLine } from '../csv';
+import { rateLimitHeaders } from '../answerShapes';
 import { HttpError, sendError, writeChunk } from '../http';
 import { expiryWindows, listingSpecs, type ListingQuery } from '../listings';
 import { decodeCursor, encodeCursor, listings, PagingError, parsePageSize, type Listing } from '../paging';
@@ -81,21 +82,35 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 	if (fault?.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 	if (fault?.mode === '429') {
 		const seconds = fault.retryAfterSeconds ?? 1;
-		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, { 'Retry-After': String(seconds) });
+		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, rateLimitHeaders(sandbox.dialect.answers, seconds));
 	}
 
 	const spec = listingSpecs[listing];
 	const rows = spec.rows(sandbox.state, reader, query);
 	const end = Math.min(rows.length, position.offset + pageSize);
+	const { jsonListsAs, emptyListAs } = sandbox.dialect.answers;
+	const jsonLines = format !== 'csv' && jsonListsAs === 'jsonLines';
 	const headers: Record<string, string> = {
-		'Content-Type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+		'Content-Type': format === 'csv' ? 'text/csv; charset=utf-8' : jsonLines ? 'application/x-ndjson' : 'application/json; charset=utf-8',
 	};
 	if (format === 'csv') headers['Content-Disposition'] = `attachment; filename="${listing}-page-${position.page}.csv"`;
 	if (end < rows.length) headers['X-Service-Next-Cursor'] = encodeCursor(listing, { page: position.page + 1, offset: end });
 	sandbox.state.logAccess({ reader: reader.key, export: listing, path: url.pathname, format, page: position.page });
 
+	if (end <= position.offset && emptyListAs === 204) {
+		// Nothing to export: no body at all, in either format.
+		delete headers['Content-Type'];
+		delete headers['Content-Disposition'];
+		res.writeHead(204, headers);
+		res.end();
+		return;
+	}
 	res.writeHead(200, headers);
-	if (format === 'csv') {
+	if (jsonLines) {
+		for (let i = position.offset; i < end; i += rowsPerChunk) {
+			await writeChunk(res, rows.slice(i, Math.min(end, i + rowsPerChunk)).map((row) => `${JSON.stringify(row)}\n`).join(''));
+		}
+	} else if (format === 'csv') {
 		// The default dialect starts every page with the header row, so each page is a CSV file on its own.
 		const format = sandbox.dialect.csv;
 		const columns = sandbox.dialect.csvColumns(spec.columns);
