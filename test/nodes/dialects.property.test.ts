@@ -13,6 +13,7 @@ import { receiverTls, startTriggerReceiver } from '../harness/triggerReceiver';
 import { recentKeys } from '../../nodes/ServiceTrigger/verify/recentKeys';
 import { requestSettings, serviceApi } from '../sandbox/credential';
 import { eventCatalogue } from '../sandbox/events';
+import { tamperedCopy } from '../sandbox/records';
 import { fileItem } from './reader/helpers';
 import { startSandbox, type Delivery, type Sandbox } from '../sandbox';
 import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials, serviceJsonRows, servicePages } from './reader/exportHelpers';
@@ -25,10 +26,16 @@ import { getMany, joinCsvPages, portfolioCsvRows, readBinary, serviceCredentials
  * failure message; FC_RUNS for a longer run.
  */
 
-async function portfolio(sandbox: Sandbox, output: 'items' | 'file', advanced: Record<string, string>) {
+/** A field the node added: beside the Service's, or under `_reader` when the Service sent that name with another value. */
+function added(json: Record<string, unknown>, name: string): unknown {
+	const holder = json._reader as Record<string, unknown> | undefined;
+	return holder !== null && typeof holder === 'object' && name in holder ? holder[name] : json[name];
+}
+
+async function portfolio(sandbox: Sandbox, output: 'items' | 'file' | 'json', advanced: Record<string, string>) {
 	const credentials = serviceCredentials(sandbox, { pageSize: 3 });
 	Object.assign(credentials.serviceApi, { advancedSettings: true, ...advanced });
-	const parameters = output === 'file' ? { returnAll: true, output: 'file' } : { returnAll: true };
+	const parameters = output === 'file' ? { returnAll: true, output: 'file' } : output === 'json' ? { returnAll: true, format: 'json' } : { returnAll: true };
 	return await runWorkflow(readerWorkflow(getMany('portfolio', parameters)), { credentials });
 }
 
@@ -46,7 +53,9 @@ async function exportWithNamedSettings(sandbox: Sandbox, output: 'items' | 'file
 describe('the Service Reader on generated Service dialects', () => {
 	test('portfolio rows equal the sandbox data in items and as one file, in every dialect', async () => {
 		await fc.assert(
-			fc.asyncProperty(dialect, async (drawn) => {
+			// One run in five also rate-limits a page (a 1-second wait, as the dialect's header says it).
+			fc.asyncProperty(dialect, fc.nat(4), async (drawn, draw) => {
+				const rateLimited = draw === 0;
 				const sandbox = await startSandbox({ dialect: drawn });
 				try {
 					trustCa(sandbox.ca);
@@ -54,6 +63,19 @@ describe('the Service Reader on generated Service dialects', () => {
 
 					const items = await exportWithNamedSettings(sandbox, 'items');
 					expect(items.output(READER).map((item) => item.json)).toEqual(expected);
+
+					// JSON: whatever the content type (an object, JSON lines), the same rows; an empty export (200 or 204) is zero items.
+					if (rateLimited) sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '429', retryAfterSeconds: 1 });
+					const json = await portfolio(sandbox, 'json', {});
+					expect(json.error(READER)).toBeUndefined();
+					expect(json.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, `/v1/reader/exports/portfolio?format=${encodeURIComponent(drawn.jsonFormat)}`));
+					if (rateLimited) {
+						const statuses = sandbox.control.requests({ path: '/v1/reader/exports/portfolio' }).filter((r) => r.query.format !== 'csv').map((r) => r.status);
+						expect(statuses.slice(0, 3)).toEqual([200, 429, 200]);
+					}
+					const statements = await runWorkflow(readerWorkflow(getMany('statement', { returnAll: true })), { credentials: serviceCredentials(sandbox, { pageSize: 3 }) });
+					expect(statements.error(READER)).toBeUndefined();
+					expect(statements.output(READER)).toEqual([]);
 
 					const file = await exportWithNamedSettings(sandbox, 'file');
 					const bytes = (await readBinary(file.output(READER)[0].binary?.data)).toString('utf8');
@@ -101,7 +123,7 @@ describe('the Service Reader on generated Service dialects', () => {
 					const url = 'https://hooks.buyer.example/dialect';
 					const created = await settled(() => ({ resource: 'webhook', operation: 'createEndpoint', url }));
 					const endpoint = sandbox.control.webhookEndpoints().find((e) => e.url === url)!;
-					expect(created.output(READER).map((item) => [item.json.id, item.json.secret])).toEqual([[endpoint.id, endpoint.secret]]);
+					expect(created.output(READER).map((item) => [added(item.json, 'id'), added(item.json, 'secret')])).toEqual([[endpoint.id, endpoint.secret]]);
 					sandbox.control.removeWebhookEndpoint(endpoint.id);
 
 					// Invitation > Create: stored as sent, reference included.
@@ -121,7 +143,7 @@ describe('the Service Reader on generated Service dialects', () => {
 					const imported = await settled(() => ({ resource: 'invitation', operation: 'import', source: 'binaryFile' }), [
 						fileItem(Buffer.from(csv), 'invitations.csv', 'text/csv'),
 					]);
-					expect(imported.output(READER).map((item) => [item.json.row, item.json.ok])).toEqual([
+					expect(imported.output(READER).map((item) => [added(item.json, 'row'), added(item.json, 'ok')])).toEqual([
 						[1, true],
 						[2, false],
 					]);
@@ -134,6 +156,16 @@ describe('the Service Reader on generated Service dialects', () => {
 					expect(windowCsv.output(READER).map((item) => item.json.reference)).toEqual(
 						(await serviceJsonRows(sandbox, '/v1/reader/exports/expiries?format=json&window=30')).map((row) => row.reference),
 					);
+
+					// Check Copy: whatever form the key, digest and signature take, a genuine copy matches and a changed one does not.
+					const record = await reader({ resource: 'record', operation: 'get', ke: 'KE-1001' });
+					const ks = sandbox.control.record('KE-1001').ks;
+					const verified = await reader({ resource: 'record', operation: 'verify', ks, checkCopy: true }, record.output(READER));
+					expect(verified.error(READER)).toBeUndefined();
+					expect(verified.output(READER).map((item) => added(item.json, 'copy_matches'))).toEqual([true]);
+					const tampered = fileItem(tamperedCopy(sandbox.control.record('KE-1001').bytes), `${ks}.json`, 'application/json');
+					const refused = await reader({ resource: 'record', operation: 'verify', ks, checkCopy: true }, [tampered]);
+					expect(refused.output(READER).map((item) => added(item.json, 'copy_matches'))).toEqual([false]);
 
 					// SSO without a passkey: said as a passkey problem, never as a rejected token.
 					const sso = await reader({
@@ -194,7 +226,7 @@ describe('the Service Reader on generated Service dialects', () => {
 						};
 						const started = async (alertId: string) => {
 							await receiver.drained();
-							return receiver.executions.filter((e) => e.items[0]?.json.alert_id === alertId).length;
+							return receiver.executions.filter((e) => String(e.items[0]?.json.alert_id) === alertId).length;
 						};
 						const genuine = sandbox.control.emit('ledger_high', { organisation: 'KE-1001' });
 						const tampered = sandbox.control.sendTampered('ledger_high', { organisation: 'KE-1002' }, { mode: 'body' });
@@ -208,6 +240,14 @@ describe('the Service Reader on generated Service dialects', () => {
 						};
 						expect(answers).toEqual({ genuine: 200, tampered: 401, forged: 401, stale: 401 });
 						expect([await started(genuine.alertId), await started(tampered.alertId), await started(forged.alertId), await started(stale.alertId)]).toEqual([1, 0, 0, 0]);
+						// The body as sent, every field in its JSON type; ke beside it, or under _reader when the Service sent a ke.
+						const body = JSON.parse(genuine.body) as Record<string, unknown>;
+						const item = receiver.executions.find((e) => String(e.items[0]?.json.alert_id) === genuine.alertId)!.items[0].json;
+						expect(item).toEqual('ke' in body ? { ...body, _reader: { ke: 'KE-1001' } } : { ...body, ke: 'KE-1001' });
+						// A redelivery of the same alert_id, whatever its type, starts nothing more.
+						sandbox.control.redeliver(genuine.alertId);
+						await sandbox.control.waitForDeliveries((list) => list.filter((d) => d.alertId === genuine.alertId).every((d) => d.attempts[0]?.status !== undefined) && list.filter((d) => d.alertId === genuine.alertId).length === 2);
+						expect(await started(genuine.alertId)).toBe(1);
 						await harness.deactivate();
 					} finally {
 						await sandbox.close();

@@ -85,7 +85,8 @@ export class SandboxClient {
 		do {
 			const separator = path.includes('?') ? '&' : '?';
 			const reply = await this.request(cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path, options);
-			if (reply.status !== 200) throw new Error(`Page ${pages.length + 1} of ${path} answered ${reply.status}: ${reply.text}`);
+			// 204: a page with nothing in it, as a dialect may answer an empty export.
+			if (reply.status !== 200 && reply.status !== 204) throw new Error(`Page ${pages.length + 1} of ${path} answered ${reply.status}: ${reply.text}`);
 			pages.push(reply);
 			cursor = reply.headers['x-service-next-cursor'] as string | undefined;
 		} while (cursor);

@@ -103,7 +103,14 @@ export async function serviceJsonRows(sandbox: Sandbox, path: string): Promise<A
 	const client = new SandboxClient(sandbox);
 	try {
 		// The list is the answer's one array, whatever the dialect calls it.
-		return (await client.allPages(path)).flatMap((page) => Object.values(page.json()).find(Array.isArray) as Array<Record<string, unknown>>);
+		return (await client.allPages(path)).flatMap((page) => {
+			if (page.status === 204) return [];
+			// JSON lines: one row a line.
+			if (String(page.headers['content-type']).startsWith('application/x-ndjson')) {
+				return page.text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+			}
+			return Object.values(page.json()).find(Array.isArray) as Array<Record<string, unknown>>;
+		});
 	} finally {
 		client.close();
 	}
