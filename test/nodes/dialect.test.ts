@@ -87,11 +87,25 @@ describe('Service Reader on the alt dialect', () => {
 		expect(setup.sandbox.control.requests({ path: '/v1/reader/exports/invitations' })[0].query.output).toBe('application/json');
 	});
 
+	test('reads gzip-compressed JSON lines pages, and a 204 for an empty export as zero items', async () => {
+		const invitations = await run({ resource: 'invitation', operation: 'getAll', returnAll: true, format: 'json' });
+		expect(invitations.output(READER)).toHaveLength(setup.sandbox.control.invitations().length);
+		// The sandbox compresses whenever the client accepts gzip: so these pages came compressed.
+		const pages = setup.sandbox.control.requests({ path: '/v1/reader/exports/invitations' });
+		expect(pages.every((page) => /\bgzip\b/.test(String(page.headers['accept-encoding'])))).toBe(true);
+
+		const statements = await run({ resource: 'statement', operation: 'getAll', returnAll: true });
+		expect(statements.error(READER)).toBeUndefined();
+		expect(statements.output(READER)).toEqual([]);
+		expect(setup.sandbox.control.requests({ path: '/v1/reader/exports/statements' }).map((r) => r.status)).toEqual([204]);
+	});
+
 	test('without the overrides, the node says what to set instead of paging for ever or guessing', async () => {
 		const portfolio = await run({ resource: 'portfolio', operation: 'getAll', returnAll: true }, { advanced: {} });
 		expect(portfolio.error(READER)?.description).toContain('check Cursor Parameter under Advanced Settings in the Service API credential');
 
 		const invitations = await run({ resource: 'invitation', operation: 'getAll', returnAll: true, format: 'json' }, { advanced: {} });
+		// An application/problem+json error: its words (naming `output`) are read.
 		expect(invitations.error(READER)?.message).toBe(
 			'The Service answered 400 naming `output`, which the node did not send (it sent Exports > JSON Format Parameter as `format`): map Exports > JSON Format Parameter to `output` in Request Names under Advanced Settings in the Service API credential.',
 		);

@@ -37,6 +37,7 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 		digest: fc.constantFrom<VerificationForms['digest']>('hex', 'base64', 'nested'),
 		signature: fc.constantFrom<VerificationForms['signature']>('base64', 'hex', 'base64url', 'nested'),
 	}),
+	compressed: fc.boolean(),
 });
 
 export const eventValues: fc.Arbitrary<EventValues> = fc.record({

@@ -27,6 +27,8 @@ export interface AnswerShapes {
 	importNumbering: 'row' | 'line';
 	/** The verify route's public key, digest and signature forms. */
 	verification: VerificationForms;
+	/** JSON answers and export pages gzip-compressed (`Content-Encoding: gzip`) when the client accepts it. */
+	compressed: boolean;
 }
 
 export interface VerificationForms {
@@ -47,6 +49,7 @@ export const defaultAnswerShapes: AnswerShapes = {
 	secretInObject: false,
 	importNumbering: 'row',
 	verification: { publicKey: 'spki-base64', digest: 'hex', signature: 'base64' },
+	compressed: false,
 };
 
 /** The 429 headers asking to wait `seconds`, as `shapes` says them. */

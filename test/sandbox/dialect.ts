@@ -101,7 +101,7 @@ export const altDialect: Dialect = {
 		importAs: 'json',
 		passkeyStatus: 401,
 		// JSON lines, 204 for an empty export, RFC 9457 errors, RateLimit-Reset, the secret in an object,
-		// import answers by file line, a JWK key with nested digest and signature.
+		// import answers by file line, a JWK key with nested digest and signature, gzip.
 		jsonListsAs: 'jsonLines',
 		emptyListAs: 204,
 		errorsAs: 'problem',
@@ -109,6 +109,7 @@ export const altDialect: Dialect = {
 		secretInObject: true,
 		importNumbering: 'line',
 		verification: { publicKey: 'jwk', digest: 'nested', signature: 'nested' },
+		compressed: true,
 	},
 	// Integer alert ids, numbered severities, Unix times and more fields than the spec's five.
 	eventValues: { alertId: 'integer', severity: 'number', occurredAt: 'unix', extraFields: 'extra' },

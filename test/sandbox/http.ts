@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { defaultDialect, type Dialect } from './dialect';
@@ -54,8 +55,16 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 	const shaped = wording && status < 400 ? shapeAnswer(wording.dialect.answers, wording.method, wording.path, worded) : { json: worded };
 	const [body, type] =
 		'csv' in shaped ? [Buffer.from(shaped.csv, 'utf8'), 'text/csv; charset=utf-8'] : [Buffer.from(JSON.stringify(shaped.json), 'utf8'), 'application/json; charset=utf-8'];
-	res.writeHead(status, { 'Content-Type': type, 'Content-Length': body.length, ...headers });
-	res.end(body);
+	const sent = wording ? compressedFor(res, wording.dialect, body) : undefined;
+	res.writeHead(status, { 'Content-Type': type, 'Content-Length': (sent ?? body).length, ...(sent ? { 'Content-Encoding': 'gzip' } : {}), ...headers });
+	res.end(sent ?? body);
+}
+
+/** `body` gzip-compressed when the dialect compresses and the client accepts gzip; else undefined. */
+export function compressedFor(res: ServerResponse, dialect: Dialect, body: Buffer): Buffer | undefined {
+	if (!dialect.answers.compressed) return undefined;
+	const accepts = String(res.req?.headers['accept-encoding'] ?? '');
+	return /\bgzip\b/.test(accepts) ? gzipSync(body) : undefined;
 }
 
 export function sendError(res: ServerResponse, error: HttpError): void {
@@ -64,8 +73,9 @@ export function sendError(res: ServerResponse, error: HttpError): void {
 		// RFC 9457: the dialect's code as the type's last segment and as an extension member.
 		const { code, message } = dialect.errorWords(error.code, error.message);
 		const body = Buffer.from(JSON.stringify({ type: `https://errors.service.example/${code}`, title: code.replace(/_/g, ' '), status: error.status, detail: message, code }), 'utf8');
-		res.writeHead(error.status, { 'Content-Type': 'application/problem+json', 'Content-Length': body.length, ...error.headers });
-		res.end(body);
+		const sent = compressedFor(res, dialect, body);
+		res.writeHead(error.status, { 'Content-Type': 'application/problem+json', 'Content-Length': (sent ?? body).length, ...(sent ? { 'Content-Encoding': 'gzip' } : {}), ...error.headers });
+		res.end(sent ?? body);
 		return;
 	}
 	sendJson(res, error.status, dialect.errorBody(error.status, error.code, error.message), error.headers);

@@ -154,6 +154,20 @@ describe('nothing hangs', () => {
 		expect(Date.now() - started).toBeLessThan(5_000);
 	});
 
+	test.each([
+		['RateLimit-Reset', () => '120', 'RateLimit-Reset'],
+		['X-RateLimit-Reset as a Unix time', () => String(Math.floor(Date.now() / 1000) + 121), 'X-RateLimit-Reset'],
+	])('a 429 with %s and no Retry-After is read the same way: the wait it asks for counts', async (_label, value, header) => {
+		sandbox.control.failRoute({ path: '/v1/reader/webhooks/catalogue', mode: 'answer', status: 429, contentType: 'application/problem+json', body: '{"title":"Too Many Requests","status":429}', headers: { [header]: value() } });
+		const started = Date.now();
+
+		const result = await run(catalogue);
+
+		expect(result.error(READER)?.message).toMatch(new RegExp(`^The Service asked to wait 12[01] seconds before trying again \\(429, ${header}\\)$`));
+		expect(received('/v1/reader/webhooks/catalogue')).toBe(1);
+		expect(Date.now() - started).toBeLessThan(5_000);
+	});
+
 	test('a streamed CSV file that stops part-way fails the item: no half file is passed on', async () => {
 		sandbox.control.failRoute({ path: '/v1/reader/exports/portfolio', mode: 'stall', contentType: 'text/csv' });
 		const started = Date.now();

@@ -245,6 +245,17 @@ describe('Record > Verify', () => {
 		expect(result.output(READER)[0].json).toMatchObject({ ks: 'KS-1006-v1', valid: true, copy_matches: false });
 	});
 
+	it('fails loudly, naming the field, when the Service\'s key cannot be read: never copy_matches false', async () => {
+		const bytes = sandbox.control.record('KE-1008').bytes;
+		const sha256 = sandbox.control.record('KE-1008').sha256;
+		const body = JSON.stringify({ ks: 'KS-1008-v1', valid: true, sha256, signature: sandbox.control.record('KE-1008').signature, public_key: { kty: 'RSA', n: 'AQAB', e: 'AQAB' } });
+		sandbox.control.failRoute({ path: '/v1/public/reports/KS-1008-v1/verify', mode: 'answer', status: 200, contentType: 'application/json', body, times: 1 });
+		const result = await runReader(sandbox, verify('KS-1008-v1', true), { inputItems: [fileItem(bytes, 'KS-1008-v1.json', 'application/json')] });
+		expect(result.output(READER)).toEqual([]);
+		expect(result.error(READER)?.message).toBe('Check Copy could not read the Service\'s verification: field public_key');
+		expect(result.error(READER)?.description).toMatch(/^The Service's public_key could not be read as an Ed25519 public key \(.+\); .* The copy was not checked\./);
+	});
+
 	it('checks the copy in the binary field it is told to', async () => {
 		const bytes = sandbox.control.record('KE-1007').bytes;
 		const result = await runReader(

@@ -1,7 +1,10 @@
+import type { ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+
 import type { Route, RouteContext } from '../context';
 import { csvLine } from '../csv';
 import { rateLimitHeaders } from '../answerShapes';
-import { HttpError, sendError, writeChunk } from '../http';
+import { compressedFor, HttpError, sendError, writeChunk as writeStreamed } from '../http';
 import { expiryWindows, listingSpecs, type ListingQuery } from '../listings';
 import { decodeCursor, encodeCursor, listings, PagingError, parsePageSize, type Listing } from '../paging';
 import { storedZip } from '../zip';
@@ -105,7 +108,13 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 		res.end();
 		return;
 	}
-	res.writeHead(200, headers);
+	// A compressing dialect gzips the whole page (held in memory: sandbox pages are small enough).
+	const held: string[] | undefined = compressedFor(res, sandbox.dialect, Buffer.alloc(0)) === undefined ? undefined : [];
+	const writeChunk = async (out: ServerResponse, chunk: string) => {
+		if (held) held.push(chunk);
+		else await writeStreamed(out, chunk);
+	};
+	if (!held) res.writeHead(200, headers);
 	if (jsonLines) {
 		for (let i = position.offset; i < end; i += rowsPerChunk) {
 			await writeChunk(res, rows.slice(i, Math.min(end, i + rowsPerChunk)).map((row) => `${JSON.stringify(row)}\n`).join(''));
@@ -135,6 +144,12 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 			await writeChunk(res, (i > position.offset ? ',' : '') + slice.join(','));
 		}
 		await writeChunk(res, ']}');
+	}
+	if (held) {
+		const body = gzipSync(Buffer.from(held.join(''), 'utf8'));
+		res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': String(body.length) });
+		res.end(body);
+		return;
 	}
 	res.end();
 }
