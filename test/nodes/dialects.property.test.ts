@@ -53,7 +53,7 @@ async function exportWithNamedSettings(sandbox: Sandbox, output: 'items' | 'file
 describe('the Service Reader on generated Service dialects', () => {
 	test('portfolio rows equal the sandbox data in items and as one file, in every dialect', async () => {
 		await fc.assert(
-			// One run in five also rate-limits a page (a 1-second wait, as the dialect's header says it).
+			// One run in five also rate-limits a page (a 1-second wait, as the dialect's header says it; asked sooner, 429 again).
 			fc.asyncProperty(dialect, fc.nat(4), async (drawn, draw) => {
 				const rateLimited = draw === 0;
 				const sandbox = await startSandbox({ dialect: drawn });
@@ -65,7 +65,7 @@ describe('the Service Reader on generated Service dialects', () => {
 					expect(items.output(READER).map((item) => item.json)).toEqual(expected);
 
 					// JSON: whatever the content type (an object, JSON lines), the same rows; an empty export (200 or 204) is zero items.
-					if (rateLimited) sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '429', retryAfterSeconds: 1 });
+					if (rateLimited) sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '429', retryAfterSeconds: 1, enforce: true });
 					const json = await portfolio(sandbox, 'json', {});
 					expect(json.error(READER)).toBeUndefined();
 					expect(json.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, `/v1/reader/exports/portfolio?format=${encodeURIComponent(drawn.jsonFormat)}`));

@@ -14,6 +14,8 @@ export interface PageFault {
 	delayMs?: number;
 	/** How many requests for that page fail before it succeeds (default 1). */
 	times?: number;
+	/** Mode 429: a request for the page before the announced time is refused with 429 again, as a Service enforcing its limit does. */
+	enforce?: boolean;
 }
 
 /** Page faults for fault-tolerance tests; each fires `times` times, then the page answers normally. */
@@ -27,15 +29,24 @@ export class FaultRegistry {
 		this.faults.push({ ...fault, remaining: times });
 	}
 
+	private readonly limitedUntil = new Map<string, number>();
+
 	/** The fault to apply to this request, counting it as used. */
 	take(route: Listing, page: number): PageFault | undefined {
+		const key = `${route}:${page}`;
+		const until = this.limitedUntil.get(key);
+		if (until !== undefined && Date.now() < until) {
+			return { route, page, mode: '429', retryAfterSeconds: Math.ceil((until - Date.now()) / 1000) };
+		}
 		const fault = this.faults.find((f) => f.route === route && f.page === page && f.remaining > 0);
 		if (fault) fault.remaining--;
+		if (fault?.mode === '429' && fault.enforce) this.limitedUntil.set(key, Date.now() + (fault.retryAfterSeconds ?? 1) * 1000);
 		return fault;
 	}
 
 	clear(): void {
 		this.faults = [];
+		this.limitedUntil.clear();
 	}
 }
 

@@ -183,8 +183,9 @@ describe('a page that fails', () => {
 		);
 	});
 
-	it('waits out a 429 with Retry-After and carries on with the same cursor', async () => {
-		sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '429', retryAfterSeconds: 1 });
+	it('waits out a 429 as its Retry-After (or RateLimit-Reset) says and carries on with the same cursor', async () => {
+		// Asked again sooner than announced, the sandbox would answer 429 again.
+		sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '429', retryAfterSeconds: 1, enforce: true });
 		const result = await runPortfolio({ returnAll: true });
 
 		expect(result.run.status).toBe('success');
