@@ -47,12 +47,19 @@ export function decodeBytes(text: string, lengths: readonly number[]): Buffer | 
 	const value = text.trim();
 	if (/^[0-9a-fA-F]+$/.test(value) && lengths.includes(value.length / 2)) return Buffer.from(value, 'hex');
 	if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return undefined;
-	const unpadded = value.replace(/=+$/, '');
+	const unpadded = withoutPadding(value);
 	const bytes = Buffer.from(unpadded.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 	if (!lengths.includes(bytes.length)) return undefined;
 	// Canonical only: the text must be exactly what the bytes encode to.
-	const canonical = bytes.toString('base64').replace(/=+$/, '');
+	const canonical = withoutPadding(bytes.toString('base64'));
 	return canonical === unpadded.replace(/-/g, '+').replace(/_/g, '/') ? bytes : undefined;
+}
+
+/** Base64 text less its trailing `=` padding. */
+function withoutPadding(text: string): string {
+	let end = text.length;
+	while (end > 0 && text[end - 1] === '=') end--;
+	return text.slice(0, end);
 }
 
 /** The first of `names` the answer holds (not null), with its name. */
