@@ -50,6 +50,7 @@ describe('rate limits', () => {
 		expect(parseRateLimitResetMs('7', now)).toBe(7000);
 		expect(parseRateLimitResetMs(String(now / 1000 + 12), now)).toBe(12_000);
 		expect(parseRateLimitResetMs('limit=100, remaining=0, reset=5', now)).toBe(5000);
+		expect(parseRateLimitResetMs('"default";r=0;t=30', now)).toBe(30_000);
 		expect(parseRateLimitResetMs('soon', now)).toBeUndefined();
 	});
 

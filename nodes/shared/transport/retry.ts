@@ -45,7 +45,8 @@ const EPOCH_SECONDS_FROM = 1_000_000_000;
 export function parseRateLimitResetMs(value: string | undefined, nowMs: number): number | undefined {
 	if (value === undefined) return undefined;
 	const text = value.trim();
-	const reset = /^\d{1,15}$/.test(text) ? text : /(?:^|[;,\s])reset=(\d{1,15})(?:$|[;,\s])/.exec(text)?.[1];
+	// `reset=` of the older RateLimit drafts, `t=` of the newer (`"default";r=0;t=30`).
+	const reset = /^\d{1,15}$/.test(text) ? text : /(?:^|[;,\s])(?:reset|t)=(\d{1,15})(?:$|[;,\s])/.exec(text)?.[1];
 	if (reset === undefined) return undefined;
 	const seconds = Number(reset);
 	return seconds >= EPOCH_SECONDS_FROM ? Math.max(seconds * 1000 - nowMs, 0) : seconds * 1000;
