@@ -73,7 +73,7 @@ describe('trigger example workflows in a real n8n', () => {
 		// The execution shows the company in the trigger's own output, as the portfolio export has it.
 		const run = executions.find((execution) => countByAlert([execution], ledgerTrigger)[high[0].alertId]);
 		expect(executionItems(run!, ledgerTrigger)).toEqual([
-			expect.objectContaining({ ke: 'KE-1010', alert_id: high[0].alertId, company: expect.objectContaining({ ke: 'KE-1010', name: company?.name, shared: true }) }),
+			expect.objectContaining({ ke: 'KE-1010', alert_id: (JSON.parse(high[0].body) as { alert_id: unknown }).alert_id, company: expect.objectContaining({ ke: 'KE-1010', name: company?.name, shared: true }) }),
 		]);
 		// The company comes from the portfolio export (read in the execution), not one record export per alert.
 		expect(sandbox.control.companyAccessLog('KE-1010').map((entry) => entry.export)).not.toContain('record');
@@ -273,14 +273,14 @@ describe('trigger example workflows in a real n8n', () => {
 
 		// The waiting execution ends after the re-activation.
 		await sink.waitForRequests('/waited', 1, 60_000);
-		expect(JSON.parse(sink.received('/waited')[0].body)).toEqual({ alert_id: first.alertId });
+		expect(JSON.parse(sink.received('/waited')[0].body)).toEqual({ alert_id: (JSON.parse(first.body) as { alert_id: unknown }).alert_id });
 		await n8n.api.waitForExecutions(workflowId, 1, 60_000);
 
 		// The next event to the new endpoint still verifies and starts the workflow.
 		const next = sandbox.control.emit('questionnaire_answered', { organisation: 'KE-1002' });
 		expect(toThisWorkflow(await sandbox.control.whenSettled(next.alertId))).toEqual([200]);
 		await sink.waitForRequests('/waited', 2, 60_000);
-		expect(JSON.parse(sink.received('/waited')[1].body)).toEqual({ alert_id: next.alertId });
+		expect(JSON.parse(sink.received('/waited')[1].body)).toEqual({ alert_id: (JSON.parse(next.body) as { alert_id: unknown }).alert_id });
 		expect(await registered()).toBe(secondId);
 		expect(sandbox.control.requests({ method: 'DELETE', path: `/v1/reader/webhooks/${firstId}` }).map((r) => r.status)).toEqual([204]);
 
