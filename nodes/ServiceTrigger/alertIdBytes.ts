@@ -9,17 +9,32 @@ const BACKSLASH = 0x5c;
 const isJsonSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 
 /**
- * Base64 of the bytes between the quotes of the body's top-level `alert_id` string (the last one, as
- * JSON.parse keeps), when decoding them loses something: bytes that are not UTF-8, or an escaped lone
- * surrogate (which n8n's database would store as U+FFFD). Undefined for every other id: those compare
- * as their text, as before.
+ * Base64 of the bytes of the body's top-level `alert_id` (the last one, as JSON.parse keeps) when
+ * decoding them loses something: a string's bytes that are not UTF-8 or an escaped lone surrogate
+ * (which n8n's database would store as U+FFFD), or a number whose digits a JavaScript number does not
+ * keep (an integer beyond 2^53 would round onto its neighbour). Undefined for every other id: those
+ * compare as their text, as before.
  */
 export function alertIdBytesWhenNotText(body: Buffer): string | undefined {
-	const sent = topLevelStringBytes(body, 'alert_id');
-	if (sent === undefined) return undefined;
+	const value = topLevelValueBytes(body, 'alert_id');
+	if (value === undefined) return undefined;
+	if (value[0] !== QUOTE) return isNumberStart(value[0]) && !numberKeepsDigits(value) ? value.toString('base64') : undefined;
+	const sent = value.subarray(1, value.length - 1);
 	const text = sent.toString('utf8');
 	const lossless = Buffer.from(text, 'utf8').equals(sent) && wellFormed(keyText(Buffer.from(`"${text}"`)) ?? '\ud800');
 	return lossless ? undefined : sent.toString('base64');
+}
+
+const isNumberStart = (byte: number | undefined) => byte === 0x2d || (byte !== undefined && byte >= 0x30 && byte <= 0x39);
+
+/** Whether the number as JSON.parse reads it writes back as the very digits sent. */
+function numberKeepsDigits(token: Buffer): boolean {
+	const text = token.toString('latin1');
+	try {
+		return JSON.stringify(JSON.parse(text)) === text;
+	} catch {
+		return true;
+	}
 }
 
 /** No lone surrogate (String.prototype.isWellFormed, which Node 20.0 lacks). */
@@ -35,8 +50,8 @@ function wellFormed(text: string): boolean {
 	return true;
 }
 
-/** The raw bytes between the quotes of the last top-level member `name` whose value is a string; undefined if none. */
-function topLevelStringBytes(body: Buffer, name: string): Buffer | undefined {
+/** The raw bytes of the value of the last top-level member `name` (a string with its quotes); undefined if none. */
+function topLevelValueBytes(body: Buffer, name: string): Buffer | undefined {
 	let index = skipSpace(body, 0);
 	if (body[index] !== 0x7b) return undefined;
 	index = skipSpace(body, index + 1);
@@ -48,7 +63,7 @@ function topLevelStringBytes(body: Buffer, name: string): Buffer | undefined {
 		if (body[index] !== 0x3a) return undefined;
 		const valueStart = skipSpace(body, index + 1);
 		const valueEnd = jsonValueEnd(body, valueStart);
-		if (key === name) found = body[valueStart] === QUOTE ? body.subarray(valueStart + 1, valueEnd - 1) : undefined;
+		if (key === name) found = body.subarray(valueStart, valueEnd);
 		index = skipSpace(body, valueEnd);
 		if (body[index] !== 0x2c) break;
 		index = skipSpace(body, index + 1);

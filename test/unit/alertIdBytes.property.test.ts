@@ -71,6 +71,27 @@ describe('alert_id bytes', () => {
 		);
 	});
 
+	it('gives two integer ids beyond 2^53 that round onto one number two keys, each kept as sent', () => {
+		fc.assert(
+			fc.property(fc.bigInt({ min: 2n ** 53n, max: 2n ** 70n }), fc.bigInt({ min: 1n, max: 9n }), (id, step) => {
+				const keyOf = (text: string) => {
+					const reading = readServiceEvent(Buffer.from(`{"event_type":"ledger_high","alert_id":${text},"ids":{"organisation":"KE-1"}}`));
+					if ('problem' in reading) throw new Error(reading.problem);
+					return reading.alertKey;
+				};
+				const [a, b] = [String(id), String(id + step)];
+				expect(keyOf(a)).not.toBe(keyOf(b));
+				expect(keyOf(a)).toBe(keyOf(a));
+				const kept = JSON.stringify(JSON.parse(a)) === a;
+				expect(alertIdBytesWhenNotText(Buffer.from(`{"alert_id":${a}}`))).toBe(kept ? undefined : Buffer.from(a).toString('base64'));
+			}),
+			runs(300),
+		);
+		// A number JavaScript keeps digit for digit stays text, its stored key unchanged.
+		expect(alertIdBytesWhenNotText(Buffer.from('{"alert_id": 9007199254740991}'))).toBeUndefined();
+		expect(alertIdBytesWhenNotText(Buffer.from('{"alert_id":-12}'))).toBeUndefined();
+	});
+
 	it('reads the last alert_id, as JSON.parse does, and its name however escaped', () => {
 		const last = body([['alert_id', 'first']], Buffer.from([0x61, 0xff]), 1, '');
 		expect(alertIdBytesWhenNotText(last)).toBe(Buffer.from([0x61, 0xff]).toString('base64'));
