@@ -74,7 +74,9 @@ async function bundleChild(workDir: string): Promise<string> {
 
 function runChild(script: string, input: PollBenchInput, timeoutMs: number, heapMiB = 0): Promise<PollBenchOutput> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [...(heapMiB > 0 ? [`--max-old-space-size=${heapMiB}`] : []), script], {
+		// BENCH_CHANGES_NODE_ARGS: extra flags for each run's process, to profile it (e.g. `--cpu-prof --cpu-prof-dir=bench/tmp`).
+		const extra = (process.env.BENCH_CHANGES_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+		const child = spawn(process.execPath, [...extra, ...(heapMiB > 0 ? [`--max-old-space-size=${heapMiB}`] : []), script], {
 			env: { ...process.env, BENCH_CHANGES: JSON.stringify(input) },
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});

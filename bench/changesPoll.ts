@@ -42,6 +42,9 @@ export interface PollBenchOutput {
 	/** The saved static data (baseline: written; unchanged: read), JSON bytes. */
 	stateBytes?: number;
 	fileBytes?: number;
+	/** Live heap (collected) before and after the work, when the process runs with --expose-gc. */
+	heapBeforeMiB?: number;
+	heapAfterMiB?: number;
 }
 
 const mib = (bytes: number) => bytes / 2 ** 20;
@@ -66,6 +69,10 @@ async function main(): Promise<void> {
 		})
 		: undefined;
 
+	// With --expose-gc (BENCH_CHANGES_NODE_ARGS): the live heap before and after the work, collected.
+	const gc = (globalThis as { gc?: () => void }).gc;
+	gc?.();
+	const heapBeforeMiB = gc ? mib(process.memoryUsage().heapUsed) : undefined;
 	const startMiB = mib(process.memoryUsage().rss);
 	let peakMiB = startMiB;
 	const sampler = setInterval(() => {
@@ -91,6 +98,8 @@ async function main(): Promise<void> {
 		clearInterval(sampler);
 	}
 	const ms = performance.now() - started;
+	gc?.();
+	const heapAfterMiB = gc ? mib(process.memoryUsage().heapUsed) : undefined;
 	peakMiB = Math.max(peakMiB, mib(process.memoryUsage().rss));
 	const output: PollBenchOutput = {
 		mode: input.mode,
@@ -100,6 +109,8 @@ async function main(): Promise<void> {
 		maxRssMiB: process.resourceUsage().maxRSS / 1024,
 		items,
 		fileBytes,
+		heapBeforeMiB,
+		heapAfterMiB,
 	};
 	if (input.mode === 'baseline' && workflow) {
 		const saved = JSON.stringify(workflow.staticData);

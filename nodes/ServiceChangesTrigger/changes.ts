@@ -45,13 +45,19 @@ export interface ExportState {
 	export: ExportName;
 	/** Expiries only: the window it was read with; another window is another export. */
 	window: string | undefined;
-	/** Followed exports: the header row the values are in, and each row's values by key. */
+	/** Followed exports: the header row the values are in. */
 	columns: string[];
 	/** Followed exports: the columns the rows are keyed by; null a fingerprint; undefined not told yet (no rows). */
 	key: string[] | null | undefined;
 	/** The Key Column setting it was read with ('' when detected); new-only exports' fingerprints depend on it. */
 	keyColumn: string;
-	rows: Map<string, unknown[]>;
+	/**
+	 * Followed exports: the rows as stored (`StoredState.rows`, the JSON text of the list of value
+	 * lists), and, read back, where each row's list starts in it by key (parsed only for a row that
+	 * changed or is gone).
+	 */
+	text: string;
+	rows: Map<string, number>;
 	/** New-only exports: the fingerprints of the keys seen. */
 	seen: Set<string>;
 }
@@ -148,16 +154,26 @@ export function keyOf(row: Row, columns: readonly string[] | undefined): string 
 
 const same = (a: unknown, b: unknown) => a === b || canonical(a) === canonical(b);
 
+/** Marks an earlier row met again in this reading (in place of where it starts). */
+const MET = -1;
+
+/** One page of an export: CSV as cell lists in the header row's order, JSON as rows. */
+export type Page = { header: string[]; cells: string[][] } | { header?: undefined; rows: Row[] };
+
 /**
- * One reading of an export against the state before it. Feed every page's rows in order with
- * `add`; only when the export is complete, `finish` gives the changes (only the kinds in `emit`)
- * and the next state. Memory: the two states and the changes kept, never the export's rows.
+ * One reading of an export against the state before it. Feed every page in order with `addPage`
+ * (or rows with `add`); only when the export is complete, `finish` gives the changes (only the
+ * kinds in `emit`) and the next state. Memory: the earlier state (the stored text and a Map entry
+ * per row, which it uses up), the next state's text, the keys of rows new since then and the
+ * changes kept; never the export's rows.
  */
 export class ExportReading {
 	private readonly next: ExportState;
 	private readonly kept: Change[] = [];
 	private readonly keeps: boolean;
 	private columnsOfKey: string[] | undefined;
+	/** The one key column's index, or -1 (several columns, or a fingerprint). */
+	private keyAt = -1;
 	private header: string[] | undefined;
 	private rowCount = 0;
 	private earlier: ExportState | undefined;
@@ -165,11 +181,22 @@ export class ExportReading {
 	/** The earlier state's columns by name, and whether they are this reading's, in the same order. */
 	private earlierAt = new Map<string, number>();
 	private sameColumns = false;
+	/** Keys read in this reading that the earlier state does not have (earlier ones are marked MET in its Map). */
+	private readonly fresh = new Set<string>();
+	/** The next state's row texts: this page's, then each page's joined. */
+	private pageTexts: string[] = [];
+	private readonly texts: string[] = [];
+	/**
+	 * Every row so far is the earlier state's next one, unchanged: the next state's text is then
+	 * the earlier text up to `inOrderEnd` (where the next row would start), kept without copying.
+	 */
+	private inOrder: boolean;
+	private inOrderEnd = 1;
 
 	constructor(
 		name: ExportName,
 		window: string | undefined,
-		/** The state after the last complete reading; undefined on the first poll (the baseline). */
+		/** The state after the last complete reading (used up by this reading); undefined on the first poll (the baseline). */
 		earlier: ExportState | undefined,
 		/** The kinds of change to keep for emitting; the state advances whatever they are. */
 		emit: ReadonlySet<ChangeKind>,
@@ -181,7 +208,8 @@ export class ExportReading {
 		this.earlier = earlier;
 		this.emit = emit;
 		this.keeps = keepsRows(name);
-		this.next = { export: name, window, columns: [], rows: new Map(), seen: new Set(), key: undefined, keyColumn: keyColumn.trim() };
+		this.next = { export: name, window, columns: [], text: '[]', rows: new Map(), seen: new Set(), key: undefined, keyColumn: keyColumn.trim() };
+		this.inOrder = earlier !== undefined;
 	}
 
 	/**
@@ -192,9 +220,23 @@ export class ExportReading {
 		if (this.keeps && this.header === undefined && rows.length > 0) this.begin(header ?? Object.keys(rows[0]), rows);
 		for (const row of rows) {
 			this.rowCount++;
-			if (this.keeps) this.follow(row);
+			if (this.keeps) this.follow(this.header!.map((c) => row[c]), row);
 			else this.collect(row);
 		}
+		this.endPage();
+	}
+
+	/** One page as read off the wire: a row object is built only for a row that is emitted. */
+	addPage(page: Page): void {
+		if (page.header === undefined) return this.add(page.rows);
+		if (!this.keeps) return this.add(page.cells.map((cells) => rowOf(page.header, cells)), page.header);
+		// The key may be told by the first page's values: its rows as objects, once.
+		if (this.header === undefined && page.cells.length > 0) this.begin(page.header, page.cells.map((cells) => rowOf(page.header, cells)));
+		for (const cells of page.cells) {
+			this.rowCount++;
+			this.follow(cells, undefined);
+		}
+		this.endPage();
 	}
 
 	/** The first page with rows: its header row, and the key read off it (by shape from its rows, if need be). */
@@ -205,11 +247,15 @@ export class ExportReading {
 		// Detected once, the key stays while its columns do: a first page whose values change cannot move it.
 		const kept = this.next.keyColumn === '' && Array.isArray(earlierKey) && earlierKey.every((column) => this.header!.includes(column));
 		this.columnsOfKey = kept ? [...earlierKey] : keyColumns(this.next.export, this.header, rows, this.keyColumn);
+		this.keyAt = this.columnsOfKey?.length === 1 ? this.header.indexOf(this.columnsOfKey[0]) : -1;
 		this.next.key = this.columnsOfKey ?? null;
 		if (this.earlier !== undefined && earlierKey !== undefined && !sameKey(earlierKey, this.next.key)) {
 			// Keyed by other columns (Key Column set or changed): the earlier rows keyed again, else a new baseline.
 			const rekeyed = rekey(this.earlier, this.columnsOfKey);
-			if (rekeyed === undefined) this.emit = this.baseline;
+			if (rekeyed === undefined) {
+				this.emit = this.baseline;
+				this.inOrder = false;
+			}
 			this.earlier = rekeyed;
 		}
 		const earlierColumns = this.earlier?.columns ?? [];
@@ -217,27 +263,60 @@ export class ExportReading {
 		this.sameColumns = earlierColumns.length === this.header.length && earlierColumns.every((c, i) => c === this.header![i]);
 	}
 
-	private follow(row: Row): void {
-		const key = keyOf(row, this.columnsOfKey);
-		const values = this.header!.map((c) => row[c]);
-		if (this.next.rows.has(key)) {
+	private endPage(): void {
+		if (this.pageTexts.length === 0) return;
+		this.texts.push(this.pageTexts.join(','));
+		this.pageTexts = [];
+	}
+
+	/** One row's values in the header row's order; `given` is the row object when the caller has one. */
+	private follow(values: readonly unknown[], given: Row | undefined): void {
+		const header = this.header!;
+		let row = given;
+		const rowNow = () => (row ??= rowOf(header, values));
+		const single = this.keyAt < 0 ? undefined : values[this.keyAt];
+		// One key column (portfolio, invitations): its text, as keyOf reads it, without building the row.
+		const key = typeof single === 'string' && single.trim() !== '' ? single.trim() : keyOf(rowNow(), this.columnsOfKey);
+		const before = this.earlier?.rows.get(key);
+		if (before === MET || (before === undefined && this.fresh.has(key))) {
 			// Identical rows under a fingerprint key are one row; a key column listed twice is not.
 			if (this.columnsOfKey === undefined) return;
 			throw new ChangesError(
 				`The ${this.next.export} export lists ${this.columnsOfKey.join(' and ')} ${JSON.stringify(key)} twice (row ${this.rowCount}): it probably changed while it was read page by page, so this reading is not used`,
 			);
 		}
-		this.next.rows.set(key, values);
-		const before = this.earlier?.rows.get(key);
-		if (this.earlier === undefined || before === undefined) {
-			if (this.emit.has('added')) this.kept.push({ change: 'added', key, row });
+		if (before === undefined) {
+			this.leaveOrder();
+			this.pageTexts.push(JSON.stringify(values));
+			this.fresh.add(key);
+			if (this.emit.has('added')) this.kept.push({ change: 'added', key, row: rowNow() });
 			return;
 		}
+		const earlier = this.earlier!;
+		earlier.rows.set(key, MET);
+		// The common case, the same columns and values: the same text, compared where it is stored.
+		const end = this.sameColumns ? sameRowText(earlier.text, before, values) : -1;
+		if (end >= 0) {
+			if (this.inOrder && before === this.inOrderEnd) {
+				this.inOrderEnd = end + 1;
+				return;
+			}
+			this.leaveOrder();
+			this.pageTexts.push(earlier.text.slice(before, end));
+			return;
+		}
+		this.leaveOrder();
+		this.pageTexts.push(JSON.stringify(values));
 		if (!this.emit.has('changed')) return;
-		// The common case, the same columns and values, costs one comparison per cell.
-		if (this.sameColumns && values.every((value, i) => value === before[i])) return;
-		const previous = this.previousOf(row, before);
-		if (previous !== undefined) this.kept.push({ change: 'changed', key, row, previous });
+		const previous = this.previousOf(rowNow(), storedValues(earlier.text, before));
+		if (previous !== undefined) this.kept.push({ change: 'changed', key, row: rowNow(), previous });
+	}
+
+	/** A row that is not the earlier state's next one unchanged: the rows so far become text of their own. */
+	private leaveOrder(): void {
+		if (!this.inOrder) return;
+		this.inOrder = false;
+		if (this.inOrderEnd > 1) this.texts.push(this.earlier!.text.slice(1, this.inOrderEnd - 1));
 	}
 
 	/** The fields whose values differ from the earlier row (columns added or gone included), or undefined. */
@@ -273,10 +352,18 @@ export class ExportReading {
 
 	/** The export was read whole: the changes in order (added and changed as read, then removed) and the next state. */
 	finish(): { changes: Change[]; state: ExportState } {
+		this.endPage();
 		if (this.keeps && this.earlier !== undefined && this.emit.has('removed')) {
-			for (const [key, values] of this.earlier.rows) {
-				if (!this.next.rows.has(key)) this.kept.push({ change: 'removed', key, row: rowOf(this.earlier.columns, values) });
+			for (const [key, start] of this.earlier.rows) {
+				if (start !== MET) this.kept.push({ change: 'removed', key, row: rowOf(this.earlier.columns, storedValues(this.earlier.text, start)) });
 			}
+		}
+		if (!this.keeps) return { changes: this.kept, state: this.next };
+		// Every earlier row again, unchanged and in order (the common poll): the earlier text as it is.
+		if (this.inOrder && this.inOrderEnd === this.earlier!.text.length) this.next.text = this.earlier!.text;
+		else {
+			this.leaveOrder();
+			this.next.text = `[${this.texts.join(',')}]`;
 		}
 		return { changes: this.kept, state: this.next };
 	}
@@ -285,12 +372,12 @@ export class ExportReading {
 /** The state's rows keyed by `columns`; undefined when it lacks one of them or two rows share a key. */
 function rekey(state: ExportState, columns: string[] | undefined): ExportState | undefined {
 	if (columns !== undefined && !columns.every((column) => state.columns.includes(column))) return undefined;
-	const rows = new Map<string, unknown[]>();
+	const rows = new Map<string, number>();
 	try {
-		for (const values of state.rows.values()) {
-			const key = keyOf(rowOf(state.columns, values), columns);
+		for (const start of state.rows.values()) {
+			const key = keyOf(rowOf(state.columns, storedValues(state.text, start)), columns);
 			if (rows.has(key) && columns !== undefined) return undefined;
-			rows.set(key, values);
+			rows.set(key, start);
 		}
 	} catch {
 		return undefined;
@@ -316,7 +403,8 @@ export function storeState(state: ExportState): StoredState {
 		...(state.window === undefined ? {} : { window: state.window }),
 	};
 	if (keepsRows(state.export)) {
-		return { ...common, columns: state.columns, ...(state.key === undefined ? {} : { key: state.key }), rows: JSON.stringify([...state.rows.values()]) };
+		// `text` is the same text as JSON.stringify of the list of value lists.
+		return { ...common, columns: state.columns, ...(state.key === undefined ? {} : { key: state.key }), rows: state.text };
 	}
 	return { ...common, ...(state.keyColumn === '' ? {} : { keyColumn: state.keyColumn }), seen: [...state.seen] };
 }
@@ -332,28 +420,42 @@ export function restoreState(stored: unknown, name: ExportName, window: string |
 	if (s.v !== 1 || s.export !== name || (s.window ?? undefined) !== window) return undefined;
 	// Followed exports keep their key columns and are keyed again when they change; new-only ones keep fingerprints.
 	if (!keepsRows(name) && (s.keyColumn ?? '') !== setting) return undefined;
-	const state: ExportState = { export: name, window, columns: [], rows: new Map(), seen: new Set(), key: undefined, keyColumn: setting };
+	const state: ExportState = { export: name, window, columns: [], text: '[]', rows: new Map(), seen: new Set(), key: undefined, keyColumn: setting };
 	if (keepsRows(name)) {
-		if (!Array.isArray(s.columns) || typeof s.rows !== 'string' || !s.columns.every((c) => typeof c === 'string')) return undefined;
+		const text = s.rows;
+		if (!Array.isArray(s.columns) || typeof text !== 'string' || !s.columns.every((c) => typeof c === 'string')) return undefined;
 		state.columns = [...s.columns];
 		const storedKey = s.key;
 		if (storedKey !== undefined && storedKey !== null && (!Array.isArray(storedKey) || !storedKey.every((c) => typeof c === 'string' && state.columns.includes(c)))) {
 			return undefined;
 		}
 		try {
-			const rows = JSON.parse(s.rows) as unknown;
-			if (!Array.isArray(rows)) return undefined;
-			// A state stored before the key was kept with it: its key by name, as it was read then.
-			const columns = rows.length === 0 ? undefined : storedKey !== undefined ? (storedKey ?? undefined) : keyColumns(name, state.columns);
-			state.key = rows.length === 0 ? undefined : (columns ?? null);
-			const at = columns?.length === 1 ? state.columns.indexOf(columns[0]) : -1;
-			for (const values of rows as unknown[]) {
-				if (!Array.isArray(values) || values.length !== state.columns.length) return undefined;
-				// One key column (portfolio, invitations): its value, as keyOf reads it, without building the row.
-				const single = at < 0 ? undefined : values[at];
-				const key = typeof single === 'string' && single.trim() !== '' ? single.trim() : keyOf(rowOf(state.columns, values), columns);
-				state.rows.set(key, values);
+			// No rows (an empty export may have no header row): no key columns to look for. A state stored
+			// before the key was kept with it: its key by name, as it was read then.
+			const empty = text.trim() === '[]';
+			const keyColumnsOf = empty ? undefined : storedKey !== undefined ? (storedKey ?? undefined) : keyColumns(name, state.columns);
+			const at = keyColumnsOf?.length === 1 ? state.columns.indexOf(keyColumnsOf[0]) : -1;
+			const add = (from: string, start: number, end: number, keyCell: string | undefined) => {
+				// One key column holding plain text: the key as keyOf reads it, without parsing the row.
+				const plain = keyCell?.trim();
+				const key = plain !== undefined && plain !== '' ? plain : keyOf(rowOf(state.columns, JSON.parse(from.slice(start, end)) as unknown[]), keyColumnsOf);
+				state.rows.set(key, start);
+			};
+			state.text = text;
+			if (!eachStoredRow(text, state.columns.length, at, (start, end, keyCell) => add(text, start, end, keyCell))) {
+				// Not as this node writes it (nested values, spaces): read as JSON and written again, or not at all.
+				state.rows.clear();
+				const rows = JSON.parse(text) as unknown;
+				if (!Array.isArray(rows) || !rows.every((values) => Array.isArray(values) && values.length === state.columns.length)) return undefined;
+				const texts = (rows as unknown[]).map((values) => JSON.stringify(values));
+				state.text = `[${texts.join(',')}]`;
+				let start = 1;
+				for (const row of texts) {
+					add(state.text, start, start + row.length, undefined);
+					start += row.length + 1;
+				}
 			}
+			state.key = state.rows.size === 0 ? undefined : (keyColumnsOf ?? null);
 		} catch {
 			return undefined;
 		}
@@ -362,6 +464,137 @@ export function restoreState(stored: unknown, name: ExportName, window: string |
 	if (!Array.isArray(s.seen) || !s.seen.every((k) => typeof k === 'string')) return undefined;
 	state.seen = new Set<string>(s.seen);
 	return state;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN = 91;
+const CLOSE = 93;
+
+/**
+ * The stored rows text (`[[values], ...]`, as JSON.stringify writes it) row by row, without parsing
+ * it into lists: `row` is the text of one value list (a slice of `text`), `keyCell` the text of its
+ * value at `at` when that is a string without escapes. A row whose values are not all plain strings
+ * or null is checked with JSON.parse. False when the text is not written so (the caller then parses
+ * it whole); throws when a row does not parse.
+ */
+function eachStoredRow(text: string, width: number, at: number, onRow: (start: number, end: number, keyCell: string | undefined) => void): boolean {
+	const n = text.length;
+	if (n < 2 || text.charCodeAt(0) !== OPEN || text.charCodeAt(n - 1) !== CLOSE) return false;
+	if (n === 2) return true;
+	let i = 1;
+	for (;;) {
+		if (text.charCodeAt(i) !== OPEN) return false;
+		const start = i;
+		let cells = 0;
+		let cellStart = i + 1;
+		let plain = true;
+		let keyCell: string | undefined;
+		i++;
+		for (;;) {
+			if (i >= n) return false;
+			const c = text.charCodeAt(i);
+			if (c === QUOTE) {
+				// A string cell: to its closing quote, skipping escapes.
+				const from = i;
+				let escaped = false;
+				for (i++; i < n; i++) {
+					const d = text.charCodeAt(i);
+					if (d === BACKSLASH) {
+						escaped = true;
+						i++;
+					} else if (d === QUOTE) break;
+				}
+				if (i >= n) return false;
+				i++;
+				const next = text.charCodeAt(i);
+				if (from !== cellStart || (next !== COMMA && next !== CLOSE)) plain = false;
+				else if (cells === at && !escaped) keyCell = text.slice(from + 1, i - 1);
+				continue;
+			}
+			if (c === COMMA || c === CLOSE) {
+				if (c === CLOSE && cells === 0 && i === start + 1) {
+					i++;
+					break;
+				}
+				const cell = i - cellStart;
+				if (text.charCodeAt(cellStart) !== QUOTE && !(cell === 4 && text.startsWith('null', cellStart))) plain = false;
+				cells++;
+				cellStart = i + 1;
+				i++;
+				if (c === CLOSE) break;
+				continue;
+			}
+			// A nested list or object: not as this node writes rows.
+			if (c === OPEN || c === 123) return false;
+			i++;
+		}
+		const row = text.slice(start, i);
+		if (!plain) {
+			// A number or true/false among the values: JSON.parse says whether the row reads.
+			if (!checked(row, width)) return false;
+			onRow(start, i, undefined);
+		} else {
+			if (cells !== width) return false;
+			onRow(start, i, keyCell);
+		}
+		if (i === n - 1) return true;
+		if (text.charCodeAt(i) !== COMMA) return false;
+		i++;
+	}
+}
+
+/** Where the value list starting at `start` in a stored text ends (just after its closing bracket). */
+function storedRowEnd(text: string, start: number): number {
+	let depth = 0;
+	for (let i = start; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (c === QUOTE) {
+			for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+		} else if (c === OPEN || c === 123) depth++;
+		else if ((c === CLOSE || c === 125) && --depth === 0) return i + 1;
+	}
+	return text.length;
+}
+
+/** The values of the stored row starting at `start`. */
+function storedValues(text: string, start: number): unknown[] {
+	return JSON.parse(text.slice(start, storedRowEnd(text, start))) as unknown[];
+}
+
+/**
+ * Where the stored row starting at `start` ends when its text is JSON.stringify(values), else -1;
+ * plain text values are compared in place, without writing the row's text.
+ */
+function sameRowText(text: string, start: number, values: readonly unknown[]): number {
+	let i = start;
+	if (text.charCodeAt(i++) !== OPEN) return -1;
+	for (let v = 0; v < values.length; v++) {
+		const value = values[v];
+		if (v > 0 && text.charCodeAt(i++) !== COMMA) return -1;
+		if (typeof value !== 'string') return sameText(text, start, values);
+		if (text.charCodeAt(i++) !== QUOTE) return -1;
+		for (let k = 0; k < value.length; k++) {
+			const c = value.charCodeAt(k);
+			// A character JSON escapes (or a surrogate, which it may): compare the whole row's text.
+			if (c === QUOTE || c === BACKSLASH || c < 32 || (c >= 0xd800 && c <= 0xdfff)) return sameText(text, start, values);
+			if (text.charCodeAt(i++) !== c) return -1;
+		}
+		if (text.charCodeAt(i++) !== QUOTE) return -1;
+	}
+	return text.charCodeAt(i) === CLOSE ? i + 1 : -1;
+}
+
+function sameText(text: string, start: number, values: readonly unknown[]): number {
+	const row = JSON.stringify(values);
+	return text.startsWith(row, start) ? start + row.length : -1;
+}
+
+/** A value list JSON.parse reads, of `width` values. */
+function checked(row: string, width: number): boolean {
+	const values = JSON.parse(row) as unknown;
+	return Array.isArray(values) && values.length === width;
 }
 
 /** Where one poll's pages come from and how they are read; `failed` words the error of a page that failed. */
@@ -381,7 +614,7 @@ export interface ExportSource {
  * A page that fails to arrive or to be read, or paging that does not end (Max Pages, a repeated
  * cursor), throws `source.failed`'s error: the reading is then incomplete and must not be used.
  */
-export async function readPages(source: ExportSource, add: (rows: Row[], header: string[] | undefined) => void, firstPageOnly = false): Promise<void> {
+export async function readPages(source: ExportSource, add: (page: Page) => void, firstPageOnly = false): Promise<void> {
 	let current: PageRequest | undefined;
 	let rowsRead = 0;
 	let failure: Error | undefined;
@@ -393,10 +626,13 @@ export async function readPages(source: ExportSource, add: (rows: Row[], header:
 	try {
 		for await (const page of cursorPages(fetchPage, source.paging, { prefetch: !firstPageOnly })) {
 			try {
-				const rows = pageRows(page.content, source.csv, source).map(asRow);
-				source.check?.(rows, rowsRead);
-				add(rows, source.csv?.header);
-				rowsRead += rows.length;
+				const csv = source.csv;
+				const read: Page = csv === undefined
+					? { rows: pageRows(page.content, undefined, source).map(asRow) }
+					: { cells: csv.cells(source.redactBytes(page.content as Buffer)), header: csv.header ?? [] };
+				if (source.check !== undefined) source.check('cells' in read ? read.cells.map((cells) => rowOf(read.header, cells)) : read.rows, rowsRead);
+				add(read);
+				rowsRead += 'cells' in read ? read.cells.length : read.rows.length;
 			} catch (error) {
 				throw fail(error, page.request);
 			}
@@ -433,7 +669,7 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 	// The first poll is the baseline: it emits the current rows only when asked to.
 	const baseline: ReadonlySet<ChangeKind> = options.emitCurrentRows ? new Set(['added']) : new Set();
 	const reading = new ExportReading(options.export, options.window, earlier, earlier !== undefined ? options.changes : baseline, options.keyColumn ?? '', baseline);
-	await readPages(source, (rows, header) => reading.add(rows, header));
+	await readPages(source, (page) => reading.addPage(page));
 	const { changes, state } = reading.finish();
 	return { changes, stored: storeState(state) };
 }
@@ -441,6 +677,6 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 /** The editor's sample: the first rows of the export's first page as `added`. */
 export async function sampleExport(options: PollOptions, source: ExportSource, count: number): Promise<Change[]> {
 	const reading = new ExportReading(options.export, options.window, undefined, new Set(['added']), options.keyColumn ?? '');
-	await readPages(source, (rows, header) => reading.add(rows, header), true);
+	await readPages(source, (page) => reading.addPage(page), true);
 	return reading.finish().changes.slice(0, count);
 }

@@ -112,6 +112,20 @@ export class CsvPages {
 	}
 
 	rows(input: string | Buffer): Array<Record<string, string>> {
+		const header = () => this.header!;
+		// fromEntries defines own properties: a column named `__proto__` keeps its value (an assignment would not).
+		return this.records(input, false).map((cells) => Object.fromEntries(header().map((name, i) => [name, cells[i]])) as Record<string, string>);
+	}
+
+	/**
+	 * The page's data rows as cell lists in the header row's order (`header` is set once this returns):
+	 * what `rows` reads, without an object per row. A page without quotes is split directly.
+	 */
+	cells(input: string | Buffer): string[][] {
+		return this.records(input, true);
+	}
+
+	private records(input: string | Buffer, split: boolean): string[][] {
 		const text = (typeof input === 'string' ? input : input.toString('utf8')).replace(/^\uFEFF/, '');
 		if (this.delimiter === undefined) {
 			const body = text.replace(/^[\r\n]+/, '');
@@ -122,17 +136,19 @@ export class CsvPages {
 			this.detected = true;
 		}
 		// csv-parse's own error (e.g. an unclosed quote) names the line.
-		const records = parse(text, { delimiter: this.delimiter, skip_empty_lines: true, relax_column_count: true }) as string[][];
+		const records = (split ? splitPlain(text, this.delimiter) : undefined) ??
+			(parse(text, { delimiter: this.delimiter, skip_empty_lines: true, relax_column_count: true }) as string[][]);
 		if (records.length === 0) return [];
 		if (this.header === undefined) this.header = headerRow(records.shift()!);
 		else if (isRepeatedHeader(records[0], this.header, this.reading.headerRepeat)) records.shift();
-		const header = this.header;
+		const width = this.header.length;
 		const strip = this.reading.stripFormulaGuard;
-		return records.map((cells, index) => {
-			if (cells.length !== header.length) throw this.lengthError(index + 1, cells.length);
-			// fromEntries defines own properties: a column named `__proto__` keeps its value (an assignment would not).
-			return Object.fromEntries(header.map((name, i) => [name, strip ? stripFormulaGuard(cells[i]) : cells[i]])) as Record<string, string>;
-		});
+		for (let index = 0; index < records.length; index++) {
+			const cells = records[index];
+			if (cells.length !== width) throw this.lengthError(index + 1, cells.length);
+			if (strip) for (let i = 0; i < width; i++) cells[i] = stripFormulaGuard(cells[i]);
+		}
+		return records;
 	}
 
 	private lengthError(row: number, cells: number): CsvFormatError {
@@ -142,6 +158,79 @@ export class CsvPages {
 		return new CsvFormatError(`Row ${row} of the page has ${cells} cells where the header row has ${this.header!.length}.${hint}`);
 	}
 }
+
+/**
+ * A page's records as csv-parse reads them (RFC 4180 quoting, empty lines skipped, one kind of line
+ * end: CRLF throughout or LF), in one pass without its per-character machinery; undefined for any
+ * page it is not sure of (a stray quote, a lone CR, mixed line ends, a lone quoted empty cell), which
+ * csv-parse then reads and, where it must, refuses with its own words.
+ */
+export function splitPlain(text: string, delimiter: string): string[][] | undefined {
+	const d = delimiter.charCodeAt(0);
+	const n = text.length;
+	let crlf: boolean | undefined;
+	const records: string[][] = [];
+	let i = 0;
+	while (i < n) {
+		const cells: string[] = [];
+		let quoted = false;
+		for (;;) {
+			quoted = text.charCodeAt(i) === QUOTE_CODE;
+			if (quoted) {
+				let from = i + 1;
+				let cell = '';
+				for (;;) {
+					const q = text.indexOf('"', from);
+					if (q < 0) return undefined;
+					if (text.charCodeAt(q + 1) !== QUOTE_CODE) {
+						cells.push(cell + text.slice(from, q));
+						i = q + 1;
+						break;
+					}
+					cell += text.slice(from, q + 1);
+					from = q + 2;
+				}
+			} else {
+				let j = i;
+				for (; j < n; j++) {
+					const c = text.charCodeAt(j);
+					if (c === d || c === LF || c === CR) break;
+					if (c === QUOTE_CODE) return undefined;
+				}
+				cells.push(text.slice(i, j));
+				i = j;
+			}
+			if (i >= n) break;
+			const c = text.charCodeAt(i);
+			if (c === d) {
+				i++;
+				continue;
+			}
+			if (c === CR) {
+				if (text.charCodeAt(i + 1) !== LF || crlf === false) return undefined;
+				crlf = true;
+				i += 2;
+				break;
+			}
+			if (c === LF && crlf !== true) {
+				crlf = false;
+				i++;
+				break;
+			}
+			return undefined;
+		}
+		if (cells.length === 1 && cells[0] === '') {
+			if (quoted) return undefined;
+			continue;
+		}
+		records.push(cells);
+	}
+	return records;
+}
+
+const QUOTE_CODE = 34;
+const LF = 10;
+const CR = 13;
 
 /**
  * The header row, refused when it names a column twice: a row keyed by column name would keep one

@@ -289,7 +289,7 @@ describe('the Service Changes Trigger on generated Service dialects', () => {
 					const before = portfolioCsvRows(sandbox);
 					sandbox.control.endShare('KE-1002');
 					const was = before.find((row) => row.ke === 'KE-1008')!;
-					sandbox.control.setTier('KE-1008', `${was.tier}-next`);
+					sandbox.control.changeShare('KE-1008', { tier: `${was.tier}-next` });
 					const now = portfolioCsvRows(sandbox);
 					const { items, error } = await harness.poll();
 					expect(error).toBeUndefined();

@@ -41,8 +41,6 @@ export interface SandboxControl {
 	/** The share reaches its end: emits share_revoked; reader routes for the KE answer 404 from then on. */
 	endShare(ke: string, reader?: ReaderKey): Alert;
 	shares(reader?: ReaderKey): Share[];
-	/** The reader's rules move a shared company to another tier (and decision due): emits reader_tier_changed. */
-	setTier(ke: string, tier: string, options?: { decisionDue?: boolean; reader?: ReaderKey }): Alert;
 	/**
 	 * The reader's rules move a shared company to another tier (emits reader_tier_changed) or make its
 	 * review due (emits reader_decision_due): the portfolio row changes, the share stays.
@@ -138,18 +136,12 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 		},
 		revokeShare: (ke, key = 'reader') => endShare(ke, key, 'revoked'),
 		endShare: (ke, key = 'reader') => endShare(ke, key, 'ended'),
-		setTier(ke, tier, options = {}) {
-			const key = options.reader ?? 'reader';
-			const share = reader(key).shares.get(ke);
-			if (share?.state !== 'shared') throw new Error(`${ke} is not shared with reader ${key}; it has no tier to change.`);
-			state.setShare(key, { ...share, tier, decisionDue: options.decisionDue ?? share.decisionDue, changedAt: state.nowIso() });
-			return alerts.emit('reader_tier_changed', { organisation: ke }, { reader: key });
-		},
 		shares: (key) => [...reader(key).shares.values()].map((s) => ({ ...s })),
 		changeShare(ke, change, key = 'reader') {
 			const share = reader(key).shares.get(ke);
 			if (share?.state !== 'shared') throw new Error(`${ke} is not shared with reader ${key}; nothing to change.`);
-			state.setShare(key, { ...share, ...change, changedAt: state.nowIso() });
+			// A field left out (or undefined) keeps its value.
+			state.setShare(key, { ...share, tier: change.tier ?? share.tier, decisionDue: change.decisionDue ?? share.decisionDue, changedAt: state.nowIso() });
 			const sent: Alert[] = [];
 			if (change.tier !== undefined && change.tier !== share.tier) {
 				sent.push(alerts.emit('reader_tier_changed', { organisation: ke }, { reader: key }));

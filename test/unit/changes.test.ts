@@ -140,6 +140,54 @@ describe('changes: the key column, detected or set (Key Column)', () => {
 		expect(Object.entries(changes[0].previous!)).toEqual([['constructor', 'a']]);
 	});
 
+	it('rows read in another order, or with rows gone or added between them, keep the whole state: the next poll sees exactly the next change', () => {
+		const row = (ke: string, tier = 't1') => ({ ke, tier });
+		const poll = (stored: unknown, rows: Row[]) => {
+			const reading = new ExportReading('portfolio', undefined, restoreState(stored, 'portfolio', undefined), ALL);
+			reading.add(rows, ['ke', 'tier']);
+			const { changes, state } = reading.finish();
+			return { changes, stored: JSON.parse(JSON.stringify(storeState(state))) as unknown };
+		};
+		const first = new ExportReading('portfolio', undefined, undefined, new Set());
+		first.add([row('A'), row('B'), row('C'), row('D')], ['ke', 'tier']);
+		let stored = JSON.parse(JSON.stringify(storeState(first.finish().state))) as unknown;
+		const sequences: Array<[Row[], string[]]> = [
+			[[row('B'), row('A'), row('C'), row('D')], []],
+			[[row('B'), row('A'), row('C')], ['removed D']],
+			[[row('B'), row('E'), row('A'), row('C')], ['added E']],
+			[[row('B'), row('E'), row('A'), row('C')], []],
+			[[row('B'), row('A'), row('C')], ['removed E']],
+			[[row('B'), row('A', 't2'), row('C')], ['changed A']],
+			[[row('C'), row('A', 't2'), row('B')], []],
+		];
+		for (const [rows, expected] of sequences) {
+			const next = poll(stored, rows);
+			expect(next.changes.map((c) => `${c.change} ${c.key}`)).toEqual(expected);
+			expect(restoreState(next.stored, 'portfolio', undefined)!.rows.size).toBe(rows.length);
+			stored = next.stored;
+		}
+		expect((stored as { rows: string }).rows).toBe('[["C","t1"],["A","t2"],["B","t1"]]');
+	});
+
+	it('a KE with spaces around it is the same company after the state is read back: nothing emitted', () => {
+		const row = { ke: ' KE-1 ', tier: 'tier-1' };
+		expect(twoPolls('portfolio', [row, { ke: 'KE-2', tier: 'tier-2' }], [row, { ke: 'KE-2', tier: 'tier-3' }])).toEqual([
+			{ change: 'changed', key: 'KE-2', row: { ke: 'KE-2', tier: 'tier-3' }, previous: { tier: 'tier-2' } },
+		]);
+	});
+
+	it('a stored state not written as the node writes it (spaces, numbers, escapes) is read as JSON; one that is not JSON is no state', () => {
+		const read = restoreState({ v: 1, export: 'portfolio', columns: ['ke', 'n'], rows: ' [ ["KE-1", 2], ["KE-\\u0032","x"] ] ' }, 'portfolio', undefined);
+		expect([...read!.rows.keys()]).toEqual(['KE-1', 'KE-2']);
+		expect(storeState(read!).rows).toBe('[["KE-1",2],["KE-2","x"]]');
+		const escaped = restoreState({ v: 1, export: 'portfolio', columns: ['ke', 'n'], rows: '[["KE-\\u0031","a"],["KE-2",3]]' }, 'portfolio', undefined);
+		expect([...escaped!.rows.keys()]).toEqual(['KE-1', 'KE-2']);
+		expect(restoreState({ v: 1, export: 'portfolio', columns: ['ke', 'n'], rows: '[["KE-1",x]]' }, 'portfolio', undefined)).toBeUndefined();
+		expect(restoreState({ v: 1, export: 'portfolio', columns: ['ke', 'n'], rows: '[["KE-1","a"],["KE-2"]]' }, 'portfolio', undefined)).toBeUndefined();
+		expect(restoreState({ v: 1, export: 'portfolio', columns: ['ke', 'n'], rows: '[["KE-1","a"]["KE-2","b"]]' }, 'portfolio', undefined)).toBeUndefined();
+		expect(restoreState({ v: 1, export: 'portfolio', columns: ['ke', 'n'], rows: '[]' }, 'portfolio', undefined)?.rows.size).toBe(0);
+	});
+
 	it('a state kept for another export or window is not used: the next poll is a new baseline', () => {
 		const reading = new ExportReading('expiries', '30', undefined, new Set());
 		reading.add([{ kind: 'share', reference: 'R', ends_on: 'x' }], ['kind', 'reference', 'ends_on']);

@@ -35,7 +35,7 @@ describe('Service Changes Trigger: portfolio', () => {
 		expect(harness.outcomes).toEqual([]);
 		const before = portfolioCsvRows(sandbox);
 
-		sandbox.control.setTier('KE-1003', 'tier-9', { decisionDue: rowOf(before, 'KE-1003').decision_due !== 'true' });
+		sandbox.control.changeShare('KE-1003', { tier: 'tier-9', decisionDue: rowOf(before, 'KE-1003').decision_due !== 'true' });
 		sandbox.control.grantShare('KE-1011', { tier: 'tier-1' });
 		sandbox.control.endShare('KE-1005');
 		const now = portfolioCsvRows(sandbox);
@@ -63,7 +63,7 @@ describe('Service Changes Trigger: portfolio', () => {
 		const live = JSON.stringify(harness.liveNodeData());
 		const before = portfolioCsvRows(sandbox);
 		sandbox.control.endShare('KE-1002');
-		sandbox.control.setTier('KE-1008', 'tier-7');
+		sandbox.control.changeShare('KE-1008', { tier: 'tier-7' });
 		// Page 2 answers 500 to every attempt of this poll (the node tries 4 times).
 		sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '500', times: 4 });
 		sandbox.control.clearRequests();
@@ -101,7 +101,7 @@ describe('Service Changes Trigger: portfolio', () => {
 		const harness = newHarness();
 		await harness.activate();
 		const before = portfolioCsvRows(sandbox);
-		sandbox.control.setTier('KE-1001', 'tier-5');
+		sandbox.control.changeShare('KE-1001', { tier: 'tier-5' });
 		// n8n stops and starts again: only the saved static data is left.
 		const restarted = harness.restart();
 		const { items } = await restarted.activate('init');
@@ -117,7 +117,7 @@ describe('Service Changes Trigger: portfolio', () => {
 		await harness.activate();
 		const before = portfolioCsvRows(sandbox);
 		sandbox.control.grantShare('KE-1012', { tier: 'tier-3' });
-		sandbox.control.setTier('KE-1004', 'tier-8');
+		sandbox.control.changeShare('KE-1004', { tier: 'tier-8' });
 		sandbox.control.endShare('KE-1006');
 		expect((await harness.poll()).items).toEqual([item({ change: 'removed', export: 'portfolio', key: 'KE-1006', row: rowOf(before, 'KE-1006') })]);
 		// Added and changed were not emitted, but they are not held back either: with every kind chosen, nothing is pending.
@@ -136,7 +136,7 @@ describe('Service Changes Trigger: portfolio', () => {
 	it("Fetch Test Event shows the first rows as added and leaves the state as it was", async () => {
 		const harness = newHarness();
 		await harness.activate();
-		sandbox.control.setTier('KE-1007', 'tier-6');
+		sandbox.control.changeShare('KE-1007', { tier: 'tier-6' });
 		const saved = JSON.stringify(harness.saved);
 		const rows = portfolioCsvRows(sandbox);
 		// n8n's engine pairs the trigger's items with its one start item.

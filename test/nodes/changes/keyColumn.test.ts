@@ -51,7 +51,7 @@ describe('Service Changes Trigger: a portfolio whose KE column is company_ke (fo
 		const harness = harnessFor(sandbox, 3);
 		expect(await harness.activate()).toEqual({ items: undefined, error: undefined });
 		const before = rowsWith(sandbox, 'company_ke');
-		sandbox.control.setTier('KE-1004', 'tier-9');
+		sandbox.control.changeShare('KE-1004', { tier: 'tier-9' });
 		sandbox.control.endShare('KE-1001');
 		const now = rowsWith(sandbox, 'company_ke');
 		const at = (rows: Rows, ke: string) => rows.find((row) => row.company_ke === ke)!;
