@@ -152,6 +152,27 @@ describe('attack, keys: "Keys from the Service\'s text keep their values"', () =
 	});
 });
 
+describe('attack, CPU and memory: "What a sender writes costs time in proportion to its length"', () => {
+	afterEach(() => sandbox.control.clearFaults());
+
+	test('JSON nested 100,000 deep (arrays, objects, in a list and in an error body): each answer gives an item or fails the item, and the run ends', async () => {
+		const arrays = `${'['.repeat(100_000)}"${TOKEN}"${']'.repeat(100_000)}`;
+		const objects = `${'{"a":'.repeat(100_000)}"${TOKEN}"${'}'.repeat(100_000)}`;
+		for (const [status, body] of [
+			[200, `{"data":[{"event_type":"x","deep":${arrays}}]}`],
+			[200, `{"data":[{"event_type":"x","deep":${objects}}]}`],
+			[400, `{"error":{"code":"bad","message":"x","deep":${objects}}}`],
+		] as const) {
+			sandbox.control.clearFaults();
+			answer(CATALOGUE, { status, contentType: 'application/json', body });
+			const { result, stored } = await storedAfter(catalogue, true);
+			const [item] = result.output(READER);
+			expect(item).toBeDefined();
+			expectNoToken(stored, TOKEN);
+		}
+	});
+});
+
 describe('attack, bytes: "Files as the Service sent them"', () => {
 	afterEach(() => sandbox.control.clearFaults());
 

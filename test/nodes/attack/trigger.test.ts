@@ -1,0 +1,199 @@
+import { postDelivery } from '../../harness';
+import { renewalAttempts } from '../../../nodes/ServiceTrigger/renewal';
+import { heldSecrets, resealRetries } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
+import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
+import { refusalLog } from '../../../nodes/ServiceTrigger/verify/refusalLog';
+import { allFields, expectNoToken } from '../../property/tokenDecoders';
+import { serviceApi } from '../../sandbox/credential';
+import { newSigningSecret, signatureHeader } from '../../sandbox/signing';
+import { encodeToken } from '../../sandbox/tokenForms';
+import { useTriggerSetup } from '../trigger/setup';
+
+/**
+ * Issue 31, the attacker's second round against the Service Trigger: forged deliveries against the
+ * renewal, the token in Add Company Details' errors and company, keys from Service text as alert ids,
+ * KEs and columns, bursts against the portfolio readings. Each probe named by the promise it checks
+ * (docs/token-and-limits.md, README "Limits and safety").
+ */
+const KE = 'KE-1001';
+const PORTFOLIO = '/v1/reader/exports/portfolio';
+const now = () => Math.floor(Date.now() / 1000);
+const body = (alertId: string, ids: Record<string, string> = { organisation: KE }, eventType = 'ledger_high') =>
+	JSON.stringify({ event_type: eventType, alert_id: alertId, ids, severity: 'high', occurred_at: '2026-01-01T00:00:00.000Z' });
+
+/** What a restart forgets: every secret, key and attempt this process held. */
+function freshProcess(): void {
+	heldSecrets.clear();
+	resealRetries.clear();
+	recentKeys.forgetAll();
+	renewalAttempts.clear();
+}
+
+/** Forged deliveries an attacker who knows the URL sends: no header, adversarial headers, wrong secrets, odd bodies. */
+function forgeries(): Array<{ headers: Record<string, string>; body: string }> {
+	const t = now();
+	const payload = body('al_forged');
+	const other = newSigningSecret();
+	return [
+		{ headers: {}, body: payload },
+		{ headers: { 'Service-Signature': `t=${t},v1=${'0'.repeat(64)},${', ;\t'.repeat(3_900)}x` }, body: payload },
+		{ headers: { 'Service-Signature': `${'='.repeat(15_000)}t=${t}` }, body: payload },
+		{ headers: { 'Service-Signature': signatureHeader(other, t, payload) }, body: payload },
+		{ headers: { 'Service-Signature': `t=${t},t=${t - 1},v1=${'a'.repeat(64)}` }, body: payload },
+		{ headers: { 'Service-Signature': signatureHeader(other, t - 10_000, payload) }, body: payload },
+		{ headers: { 'Service-Signature': signatureHeader(other, t, '') }, body: '' },
+		{ headers: { 'Service-Signature': signatureHeader(other, t, 'not json') }, body: 'not json' },
+	];
+}
+
+describe('attack, operators: "a delivery renews a trigger\'s endpoint ... only while the stored secret opens with neither the current token nor this process\'s memory"', () => {
+	const heal = useTriggerSetup({ sandbox: { timeScale: 86_400 } });
+	const posts = () => heal.sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' });
+	const stored = () => (heal.harness.savedNodeData().endpoints as Record<string, { renewalAttemptedAt?: string }>)[heal.harness.webhookUrl()];
+	const url = () => heal.harness.webhookUrl();
+
+	// A test that rotates the token leaves the Service with the new one: later tests start with it.
+	let currentToken: string | undefined;
+	const rotate = () => (currentToken = heal.sandbox.control.rotateToken());
+
+	beforeEach(() => {
+		heal.harness = heal.newHarness(currentToken === undefined ? {} : { credentials: { serviceApi: serviceApi(heal.sandbox, { token: currentToken }) } });
+		refusalLog.forgetAll();
+	});
+	afterEach(async () => {
+		await heal.harness.deactivate();
+		freshProcess();
+	});
+
+	async function sendAll(list: Array<{ headers: Record<string, string>; body: string }>) {
+		return await Promise.all(list.map((f) => postDelivery(url(), { headers: f.headers, body: f.body, ca: heal.receiverCa })));
+	}
+
+	test('healthy and just restarted: eight kinds of forgery (no header, 16 KiB of separators, 15,000 "=", another secret, two t, stale, empty and non-JSON bodies), sent twice together, register and delete nothing', async () => {
+		const { sandbox } = heal;
+		await heal.harness.activate();
+		const [endpoint] = sandbox.control.webhookEndpoints();
+		freshProcess();
+		heal.harness = heal.harness.restart();
+		sandbox.control.clearRequests();
+		const answers = await sendAll([...forgeries(), ...forgeries()]);
+		expect(answers.map((a) => a.status)).toEqual(Array(16).fill(401));
+		expect(posts()).toHaveLength(0);
+		expect(sandbox.control.requests({ method: 'DELETE' })).toHaveLength(0);
+		expect(sandbox.control.webhookEndpoints().map((e) => e.id)).toEqual([endpoint.id]);
+		expect(stored().renewalAttemptedAt).toBeUndefined();
+		// And the real alerts still pass.
+		const alert = sandbox.control.emit('ledger_high', { organisation: KE });
+		expect((await sandbox.control.whenSettled(alert.alertId)).map((d) => d.attempts.map((a) => a.status))).toEqual([[200]]);
+	});
+
+	test('token rotated but this process still holds the secret (no restart): forgeries register nothing', async () => {
+		const { sandbox } = heal;
+		await heal.harness.activate();
+		// A delivery first, so the process holds the secret in memory.
+		const first = sandbox.control.emit('ledger_high', { organisation: KE });
+		await sandbox.control.whenSettled(first.alertId);
+		const token = rotate();
+		heal.harness = heal.harness.restart({ credentials: { serviceApi: serviceApi(sandbox, { token }) } });
+		sandbox.control.clearRequests();
+		const answers = await sendAll(forgeries());
+		expect(answers.every((a) => a.status === 401)).toBe(true);
+		expect(posts()).toHaveLength(0);
+		expect(sandbox.control.requests({ method: 'DELETE' })).toHaveLength(0);
+	});
+
+	test('"at most **once an hour per trigger and URL**, whatever is sent (a forgery included)": 24 forgeries together, then 8 more, in the renewal state make one renewal', async () => {
+		const { sandbox } = heal;
+		await heal.harness.activate();
+		const token = rotate();
+		freshProcess();
+		heal.harness = heal.harness.restart({ credentials: { serviceApi: serviceApi(sandbox, { token }) } });
+		sandbox.control.clearRequests();
+		await sendAll([...forgeries(), ...forgeries(), ...forgeries()]);
+		await sendAll(forgeries());
+		expect(posts().length).toBeLessThanOrEqual(1);
+		expect(sandbox.control.requests({ method: 'DELETE' }).length).toBeLessThanOrEqual(2);
+		expect(sandbox.control.webhookEndpoints()).toHaveLength(1);
+	});
+});
+
+describe('attack, Add Company Details', () => {
+	const setup = useTriggerSetup({ parameters: { options: { addCompanyDetails: true, companyDetailsMaxPages: 10 } }, activate: true });
+	const portfolioReads = () => setup.sandbox.control.requests({ method: 'GET', path: PORTFOLIO });
+	afterEach(() => setup.sandbox.control.clearFaults());
+
+	async function signed(alertId: string, ids: Record<string, string>, eventType = 'ledger_high') {
+		const [{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+		const payload = body(alertId, ids, eventType);
+		return await postDelivery(url, { headers: { 'Service-Signature': signatureHeader(secret, now(), payload) }, body: payload, ca: setup.receiverCa });
+	}
+
+	test('"every own field of every error ... `errorResponse`": a portfolio page answering 400 with the token at depth (\\u, &#x..;, %xx) fails the execution and shows it nowhere, nor in the log', async () => {
+		const TOKEN = setup.sandbox.tokens.reader;
+		setup.sandbox.control.failRoute({
+			path: PORTFOLIO, mode: 'answer', status: 400, contentType: 'application/json',
+			body: `{"error":{"code":"${encodeToken(TOKEN, 'jsonEscaped')}","message":"${encodeToken(TOKEN, 'urlLower')}","details":[{"a":{"b":"${encodeToken(TOKEN, 'htmlHex')}"}}]}}`,
+		});
+		const errorsBefore = setup.receiver.errors.length;
+		const logsBefore = setup.logs.length;
+		const alert = setup.sandbox.control.emit('ledger_high', { organisation: 'KE-1002' });
+		await setup.sandbox.control.whenSettled(alert.alertId);
+		expect(await setup.executionsOf(alert.alertId)).toHaveLength(0);
+		const errors = setup.receiver.errors.slice(errorsBefore);
+		expect(errors).toHaveLength(1);
+		expectNoToken(JSON.stringify({ errors: allFields(errors), logs: setup.logs.slice(logsBefore) }), TOKEN);
+	});
+
+	test('"Nothing the Service sends back shows the token ... in an output item": the token as a portfolio column and cell is not in company', async () => {
+		const TOKEN = setup.sandbox.tokens.reader;
+		setup.sandbox.control.failRoute({
+			path: PORTFOLIO, mode: 'answer', status: 200, contentType: 'text/csv; charset=utf-8', times: 1,
+			body: `ke,company_name,${TOKEN}\r\nKE-1003,"${encodeToken(TOKEN, 'mixed')}",${encodeToken(TOKEN, 'urlLower')}\r\n`,
+		});
+		const alert = setup.sandbox.control.emit('ledger_high', { organisation: 'KE-1003' });
+		await setup.sandbox.control.whenSettled(alert.alertId);
+		const runs = await setup.executionsOf(alert.alertId);
+		expect(runs).toHaveLength(1);
+		expect((runs[0].items[0].json.company as Record<string, unknown>).ke).toBe('KE-1003');
+		expectNoToken(JSON.stringify(allFields(runs)), TOKEN);
+	});
+
+	test('"Keys from the Service\'s text keep their values": KEs __proto__ (listed) and constructor, toString (not listed) get their own company, never a prototype\'s', async () => {
+		setup.sandbox.control.failRoute({
+			path: PORTFOLIO, mode: 'answer', status: 200, contentType: 'text/csv; charset=utf-8',
+			body: 'ke,company_name,hasOwnProperty\r\n__proto__,Proto Ltd,h\r\nKE-1001,Acme,x\r\n',
+		});
+		const company = async (alertId: string, ke: string) => {
+			expect((await signed(alertId, { organisation: ke })).status).toBe(200);
+			const runs = await setup.executionsOf(alertId);
+			expect(runs).toHaveLength(1);
+			return runs[0].items[0].json.company as Record<string, unknown>;
+		};
+		const proto = await company('al_k_proto', '__proto__');
+		expect(JSON.stringify(proto)).toBe('{"ke":"__proto__","name":"Proto Ltd","company_name":"Proto Ltd","hasOwnProperty":"h","shared":true}');
+		expect(await company('al_k_ctor', 'constructor')).toEqual({ ke: 'constructor', shared: false });
+		expect(await company('al_k_tostring', 'toString')).toEqual({ ke: 'toString', shared: false });
+	});
+
+	test('"Two alert ids ... are two alerts": alert ids __proto__, constructor, toString, hasOwnProperty each pass once, a redelivery of each is dropped', async () => {
+		const ids = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+		for (const id of ids) expect((await signed(id, { organisation: KE })).status).toBe(200);
+		for (const id of ids) expect((await signed(id, { organisation: KE })).status).toBe(200);
+		for (const id of ids) {
+			const runs = await setup.executionsOf(id);
+			expect(runs).toHaveLength(1);
+			expect(runs[0].items[0].json.alert_id).toBe(id);
+		}
+	});
+
+	test('"N alerts arriving together cost at most two readings": 30 alerts of four event types for 30 KEs, most not listed, against a portfolio that never ends: at most 2 × Company Details Max Pages requests', async () => {
+		const { control } = setup.sandbox;
+		control.failRoute({ path: PORTFOLIO, mode: 'endlessCursor', csv: true });
+		control.clearRequests();
+		const types = ['ledger_high', 'share_revoked', 'ledger_high', 'share_granted'];
+		const results = await Promise.all(Array.from({ length: 30 }, (_, i) => signed(`al_burst_${i}`, { organisation: `KE-9${String(i).padStart(3, '0')}` }, types[i % 4])));
+		expect(results.every((r) => r.status === 200)).toBe(true);
+		for (let i = 0; i < 30; i++) expect(await setup.executionsOf(`al_burst_${i}`)).toHaveLength(0);
+		expect(portfolioReads().length).toBeLessThanOrEqual(20);
+	});
+});
