@@ -197,3 +197,35 @@ describe('attack, Add Company Details', () => {
 		expect(portfolioReads().length).toBeLessThanOrEqual(20);
 	});
 });
+
+describe('attack, Add Company Details over a paged portfolio (3 companies a page, 4 pages)', () => {
+	const setup = useTriggerSetup({ parameters: { options: { addCompanyDetails: true } }, sandbox: { pageSize: 3 }, activate: true });
+	const portfolioReads = () => setup.sandbox.control.requests({ method: 'GET', path: PORTFOLIO });
+
+	async function signed(alertId: string, ids: Record<string, string>, eventType: string) {
+		const [{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+		const payload = body(alertId, ids, eventType);
+		expect((await postDelivery(url, { headers: { 'Service-Signature': signatureHeader(secret, now(), payload) }, body: payload, ca: setup.receiverCa })).status).toBe(200);
+		const runs = await setup.executionsOf(alertId);
+		expect(runs).toHaveLength(1);
+		return runs[0].items[0].json.company as Record<string, unknown>;
+	}
+
+	test('"KEs known not to be listed" stay known across readings: two unlisted KEs alternating with row-changing alerts (each a new reading) cost page 1 each time, not a whole reading', async () => {
+		const { control } = setup.sandbox;
+		control.clearRequests();
+		await signed('al_known_start', { organisation: 'KE-1001' }, 'ledger_high');
+		// A KE not listed: the rest of the portfolio read once.
+		expect(await signed('al_known_x0', { organisation: 'KE-8001', questionnaire: 'QN-0001' }, 'questionnaire_answered')).toEqual({ ke: 'KE-8001', shared: false });
+		expect(portfolioReads()).toHaveLength(4);
+		control.clearRequests();
+		for (let i = 0; i < 4; i++) {
+			// Row-changing: a new reading, which finds KE-1001 on page 1.
+			await signed(`al_known_row_${i}`, { organisation: 'KE-1001' }, 'ledger_high');
+			const ke = i % 2 ? 'KE-8002' : 'KE-8001';
+			expect(await signed(`al_known_alt_${i}`, { organisation: ke, questionnaire: 'QN-0001' }, 'questionnaire_answered')).toEqual({ ke, shared: false });
+		}
+		// Page 1 four times, and at most once the rest (for KE-8002, if a complete reading's absentees are not all known): never 4 pages an alert.
+		expect(portfolioReads().length).toBeLessThanOrEqual(4 + 3);
+	});
+});
