@@ -63,7 +63,7 @@ describe('attack, token: "Nothing the Service sends back shows the token ... in 
 		}
 	});
 
-	test('"every own field of every error ... at any depth (up to 16 levels ...; beyond that a value is replaced by a note)": the token 40 levels deep in an error body', async () => {
+	test('"every own field of every error ... at any depth": the token 40 levels deep in an error body is not stored (the body\'s words are kept, not its depth)', async () => {
 		let nested = `"${TOKEN}"`;
 		for (let i = 0; i < 40; i++) nested = `{"d${i}":${nested},"k":["${TOKEN}"]}`;
 		answer(CATALOGUE, { status: 400, contentType: 'application/json', body: `{"error":{"code":"bad","message":"x","detail":${nested}}}` });
@@ -95,6 +95,24 @@ describe('attack, token: "Nothing the Service sends back shows the token ... in 
 		const { result, stored } = await storedAfter(catalogue);
 		expect(result.error(READER)).toBeDefined();
 		expectNoToken(stored, TOKEN);
+	});
+
+	test('"a 3xx fails the item with the status and the target host (never its path or query)": the token in the Location\'s user info, path, query and fragment, in URL forms', async () => {
+		const url = encodeURIComponent(TOKEN);
+		const lower = [...TOKEN].map((c) => `%${hex2(c.charCodeAt(0))}`).join('');
+		for (const location of [
+			`https://user:${url}@evil.example/x`,
+			`https://${lower}@evil.example/`,
+			`https://evil.example/${TOKEN}?t=${url}#${lower}`,
+			`//evil.example/${url}`,
+			`/${lower}`,
+		]) {
+			sandbox.control.clearFaults();
+			answer(CATALOGUE, { status: 302, contentType: 'text/html', body: `<a href="${location}">moved</a>`, headers: { Location: location } });
+			const { result, stored } = await storedAfter(catalogue);
+			expect(result.error(READER)?.message ?? '').toMatch(/30[0-9]|redirect/i);
+			expectNoToken(stored, TOKEN);
+		}
 	});
 
 	test('"`Content-Disposition` file names (whole before their directory parts are cut, and what is left after)": the token across filename and filename* with backslashes', async () => {
