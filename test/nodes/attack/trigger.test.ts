@@ -229,3 +229,39 @@ describe('attack, Add Company Details over a paged portfolio (3 companies a page
 		expect(portfolioReads().length).toBeLessThanOrEqual(4 + 3);
 	});
 });
+
+describe('attack, keys in deliveries: event types and ids named like Object.prototype', () => {
+	const setup = useTriggerSetup({ parameters: { events: ['finding_new'] }, activate: true });
+
+	async function signedRaw(payload: string) {
+		const [{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+		return await postDelivery(url, { headers: { 'Service-Signature': signatureHeader(secret, now(), payload) }, body: payload, ca: setup.receiverCa });
+	}
+
+	test('"Whether an event starts the workflow" (Events: finding_new): event types __proto__, constructor, toString, hasOwnProperty start nothing; ledger_high (never silenced) does', async () => {
+		for (const eventType of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'ledger_high']) {
+			const alertId = `al_type_${eventType}`;
+			expect((await signedRaw(body(alertId, { organisation: KE }, eventType))).status).toBe(200);
+			expect(await setup.executionsOf(alertId)).toHaveLength(eventType === 'ledger_high' ? 1 : 0);
+		}
+	});
+
+	test('"a delivery\'s `ids` are built with own properties": ids named constructor, toString, hasOwnProperty, valueOf and __proto__ keep their values', async () => {
+		const payload = `{"event_type":"finding_new","alert_id":"al_ids_keys","ids":{"organisation":"${KE}","report":"KS-1","constructor":"c","toString":"t","hasOwnProperty":"h","valueOf":"v","__proto__":"p"},"severity":"low","occurred_at":"2026-01-01T00:00:00.000Z"}`;
+		expect((await signedRaw(payload)).status).toBe(200);
+		const [run] = await setup.executionsOf('al_ids_keys');
+		const ids = run.items[0].json.ids as Record<string, unknown>;
+		for (const [key, value] of [['constructor', 'c'], ['toString', 't'], ['hasOwnProperty', 'h'], ['valueOf', 'v'], ['__proto__', 'p'], ['organisation', KE]]) {
+			expect(Object.getOwnPropertyDescriptor(ids, key)?.value).toBe(value);
+		}
+		expect(run.items[0].json.ke).toBe(KE);
+	});
+
+	test('an ids object holding only __proto__ names no company: ke is null, not an object', async () => {
+		const payload = `{"event_type":"finding_new","alert_id":"al_ids_proto_only","ids":{"__proto__":{"organisation":"KE-1002"}},"severity":"low","occurred_at":"2026-01-01T00:00:00.000Z"}`;
+		expect((await signedRaw(payload)).status).toBe(200);
+		const runs = await setup.executionsOf('al_ids_proto_only');
+		// Either refused as malformed (no execution) or passed on with no KE: never KE-1002 read through a prototype.
+		if (runs.length > 0) expect(runs[0].items[0].json.ke ?? null).not.toBe('KE-1002');
+	});
+});
