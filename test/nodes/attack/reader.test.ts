@@ -216,6 +216,27 @@ describe('attack, bytes: "Files as the Service sent them"', () => {
 		expect(bytes.equals(page)).toBe(true);
 	});
 
+	test('"Files (records, audit packs, CSV files) stay byte for byte" for a record: windows-1252 bytes, a BOM, the token inside, gzip on the wire; the item shows no token', async () => {
+		const record: INodeParameters = { resource: 'record', operation: 'get', ke: 'KE-1001' };
+		const path = '/v1/reader/exports/records/KE-1001';
+		const variants: Array<{ bytes: Buffer; gzip: boolean }> = [
+			{ bytes: Buffer.from('{"ks":"KS-1","name":"M\xfcller \x80"}', 'latin1'), gzip: false },
+			{ bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"ks":"KS-1","name":"Zürich"}')]), gzip: false },
+			{ bytes: Buffer.from(`{"ks":"KS-1","note":"${TOKEN}","raw":"\xff\xfe"}`, 'latin1'), gzip: true },
+		];
+		for (const { bytes, gzip } of variants) {
+			sandbox.control.clearFaults();
+			const wire = gzip ? gzipSync(bytes) : bytes;
+			answer(path, { status: 200, contentType: 'application/json', body: wire.toString('latin1'), bodyEncoding: 'latin1', headers: gzip ? { 'Content-Encoding': 'gzip' } : {} });
+			const { result } = await storedAfter(record, true);
+			const [item] = result.output(READER);
+			expect(item.binary).toBeDefined();
+			const file = await readBinary(Object.values(item.binary!)[0]);
+			expect(file.equals(bytes)).toBe(true);
+			expectNoToken(JSON.stringify({ json: item.json, name: Object.values(item.binary!)[0].fileName }), TOKEN);
+		}
+	});
+
 	test('a gzip JSON answer is read as JSON (the token inside it redacted as in any answer)', async () => {
 		const body = JSON.stringify({ data: [{ event_type: 'x', description: `t ${TOKEN}` }] });
 		answer(CATALOGUE, { status: 200, contentType: 'application/json', body: gzipSync(Buffer.from(body)).toString('latin1'), bodyEncoding: 'latin1', headers: { 'Content-Encoding': 'gzip' } });
