@@ -88,7 +88,9 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 
 	// 6. Passed on. n8n answers (response mode "On Received") only after it has stored the execution,
 	// so a 2xx never stands for a delivery that was lost; the execution's first step records the alert_id.
-	return { workflowData: [this.helpers.returnJsonArray([item as IDataObject])] };
+	// The item is stored by n8n: a Service echoing the access token in a delivery must not put it there.
+	const { redactValue } = await credentialRedactors.call(this);
+	return { workflowData: [this.helpers.returnJsonArray([redactValue(item) as IDataObject])] };
 }
 
 /** "<alert_id> (<event_type>)" for a log line: the Service's text, shown without the access token. */

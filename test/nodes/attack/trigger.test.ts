@@ -265,3 +265,39 @@ describe('attack, keys in deliveries: event types and ids named like Object.prot
 		if (runs.length > 0) expect(runs[0].items[0].json.ke ?? null).not.toBe('KE-1002');
 	});
 });
+
+describe('attack, token in deliveries and refusals: "Never output or log the access token or the signing secret"', () => {
+	const setup = useTriggerSetup({ activate: true });
+	beforeEach(() => refusalLog.forgetAll());
+
+	test('a forged delivery whose header and body hold the token and the signing secret (raw, %xx, \\u): refused, neither in the log', async () => {
+		const TOKEN = setup.sandbox.tokens.reader;
+		const [{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+		const logsBefore = setup.logs.length;
+		for (const text of [TOKEN, encodeToken(TOKEN, 'urlLower'), secret]) {
+			const payload = body(`al_${text}`, { organisation: KE, report: text });
+			const answer = await postDelivery(url, { headers: { 'Service-Signature': `t=${now()},v1=${text},${text}=${text}` }, body: payload, ca: setup.receiverCa });
+			expect(answer.status).toBe(401);
+			expectNoToken(answer.body, TOKEN);
+			refusalLog.forgetAll();
+		}
+		const logs = JSON.stringify(setup.logs.slice(logsBefore));
+		expectNoToken(logs, TOKEN);
+		expect(logs).not.toContain(secret);
+	});
+
+	test('"Nothing the Service sends back shows the token ... in an output item": a signed delivery holding the token in its ids and alert_id (raw, \\u, %xx)', async () => {
+		const TOKEN = setup.sandbox.tokens.reader;
+		const [{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+		const payload = `{"event_type":"finding_new","alert_id":"al_tok_${encodeToken(TOKEN, 'jsonEscaped')}","ids":{"organisation":"${KE}","report":"${TOKEN}","x":"${encodeToken(TOKEN, 'urlLower')}"},"severity":"low","occurred_at":"2026-01-01T00:00:00.000Z"}`;
+		const logsBefore = setup.logs.length;
+		const answer = await postDelivery(url, { headers: { 'Service-Signature': signatureHeader(secret, now(), payload) }, body: payload, ca: setup.receiverCa });
+		expect(answer.status).toBe(200);
+		// Passed on once, the token in each field replaced by ***, the rest as sent.
+		const runs = await setup.executionsOf('al_tok_***');
+		expect(runs).toHaveLength(1);
+		expect(runs[0].items[0].json.ids).toEqual({ organisation: KE, report: '***', x: '***' });
+		expect(runs[0].items[0].json.ke).toBe(KE);
+		expectNoToken(JSON.stringify({ runs: allFields(runs), logs: setup.logs.slice(logsBefore), answer: answer.body }), TOKEN);
+	});
+});
