@@ -1,4 +1,5 @@
 import { postDelivery } from '../../harness';
+import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails';
 import { renewalAttempts } from '../../../nodes/ServiceTrigger/renewal';
 import { heldSecrets, resealRetries } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
 import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
@@ -185,6 +186,26 @@ describe('attack, Add Company Details', () => {
 			expect(runs[0].items[0].json.alert_id).toBe(id);
 		}
 	});
+
+	test('"bytes: at most 28 MiB of rows and header rows ... 32 MiB in all, counted as 2 bytes a character": 9 pages of 4 rows of 1 MiB names (72 MiB counted) hold at most 32 MiB, and the last company is still found', async () => {
+		const { control } = setup.sandbox;
+		const name = (page: number, row: number) => `${String.fromCharCode(65 + page)}${row}`.padEnd(1024 * 1024, 'x');
+		for (let page = 0; page < 9; page++) {
+			const rows = [0, 1, 2, 3].map((row) => `KE-B${page}${row},${name(page, row)}\r\n`).join('');
+			control.failRoute({
+				path: PORTFOLIO, mode: 'answer', status: 200, contentType: 'text/csv; charset=utf-8', times: 1, body: `ke,company_name\r\n${rows}`,
+				headers: page < 8 ? { 'X-Service-Next-Cursor': `big${page + 1}` } : {},
+			});
+		}
+		const [{ secret, url }] = control.webhookEndpoints();
+		const payload = body('al_big_last', { organisation: 'KE-B83' });
+		expect((await postDelivery(url, { headers: { 'Service-Signature': signatureHeader(secret, now(), payload) }, body: payload, ca: setup.receiverCa })).status).toBe(200);
+		const [run] = await setup.executionsOf('al_big_last');
+		const company = run.items[0].json.company as Record<string, unknown>;
+		expect(company.ke).toBe('KE-B83');
+		expect(company.company_name).toBe(name(8, 3));
+		expect(portfolioReadings.heldBytes()).toBeLessThanOrEqual(32 * 1024 * 1024);
+	}, 60_000);
 
 	test('"N alerts arriving together cost at most two readings": 30 alerts of four event types for 30 KEs, most not listed, against a portfolio that never ends: at most 2 × Company Details Max Pages requests', async () => {
 		const { control } = setup.sandbox;
