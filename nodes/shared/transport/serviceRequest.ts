@@ -272,6 +272,8 @@ function isTimeout(error: unknown): boolean {
 }
 
 function seconds(ms: number): string {
+	// A Retry-After of hundreds of digits is past what a number holds: said in words, not "Infinity".
+	if (!Number.isFinite(ms)) return 'more seconds than a number holds';
 	const value = +(ms / 1000).toFixed(1);
 	return `${value} second${value === 1 ? '' : 's'}`;
 }

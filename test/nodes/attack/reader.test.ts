@@ -131,6 +131,23 @@ describe('attack, token: "Nothing the Service sends back shows the token ... in 
 	});
 });
 
+describe('attack, time: "a `Retry-After` longer than what is left fails the item at once, saying how long the Service asked"', () => {
+	afterEach(() => sandbox.control.clearFaults());
+
+	test('Retry-After of 400 nines, a date in the year 9999, and 61 seconds: one request each, the item failed at once naming the wait in words (never "Infinity")', async () => {
+		for (const retryAfter of ['9'.repeat(400), 'Fri, 31 Dec 9999 23:59:59 GMT', '61']) {
+			sandbox.control.clearFaults();
+			sandbox.control.clearRequests();
+			answer(CATALOGUE, { status: 429, contentType: 'application/json', body: '{"error":{"code":"slow","message":"later"}}', headers: { 'Retry-After': retryAfter } });
+			const { result } = await storedAfter(catalogue);
+			const error = result.error(READER);
+			expect(error).toBeDefined();
+			expect(error?.message).toMatch(/^The Service asked to wait (61 seconds|251\d{9}(\.\d)? seconds|more seconds than a number holds) before trying again \(429, Retry-After\)$/);
+			expect(sandbox.control.requests({ method: 'GET', path: CATALOGUE })).toHaveLength(1);
+		}
+	});
+});
+
 describe('attack, keys: "Keys from the Service\'s text keep their values"', () => {
 	afterEach(() => sandbox.control.clearFaults());
 
