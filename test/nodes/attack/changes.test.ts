@@ -1,3 +1,5 @@
+import { gzipSync } from 'node:zlib';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ServiceChangesTrigger } from '../../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
@@ -97,6 +99,19 @@ describe('attack, keys: "Keys from the Service\'s text keep their values" and "n
 		const error = failed.error as Error & { description?: string };
 		expect(`${error.message} ${error.description}`).toContain('"constructor" twice');
 		expect(JSON.stringify(harness.liveNodeData())).toBe(live);
+	});
+});
+
+describe('attack, bytes: a gzip page', () => {
+	test('a gzip portfolio page is read like any other: the poll emits exactly the change', async () => {
+		const harness = newHarness();
+		page('ke,company_name\r\nKE-1,Acme\r\n');
+		await harness.activate();
+		const body = gzipSync(Buffer.from('ke,company_name\r\nKE-1,Acme\r\nKE-2,Zürich AG\r\n')).toString('latin1');
+		sandbox.control.failRoute({ path: PORTFOLIO, times: 1, mode: 'answer', status: 200, contentType: csv, body, bodyEncoding: 'latin1', headers: { 'Content-Encoding': 'gzip' } });
+		const { items, error } = await harness.poll();
+		expect(error).toBeUndefined();
+		expect(items).toEqual([{ json: { change: 'added', export: 'portfolio', key: 'KE-2', row: { ke: 'KE-2', company_name: 'Zürich AG' } } }]);
 	});
 });
 

@@ -1,3 +1,5 @@
+import { gzipSync } from 'node:zlib';
+
 import { postDelivery } from '../../harness';
 import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails';
 import { renewalAttempts } from '../../../nodes/ServiceTrigger/renewal';
@@ -206,6 +208,19 @@ describe('attack, Add Company Details', () => {
 		expect(company.company_name).toBe(name(8, 3));
 		expect(portfolioReadings.heldBytes()).toBeLessThanOrEqual(32 * 1024 * 1024);
 	}, 60_000);
+
+	test('a gzip portfolio page (windows-1252 bytes) gives the company as the CSV has it, every other byte as sent', async () => {
+		const page = Buffer.from('ke,company_name\r\nKE-1005,M\xfcller \x80\r\n', 'latin1');
+		setup.sandbox.control.failRoute({ path: PORTFOLIO, mode: 'answer', status: 200, contentType: 'text/csv; charset=utf-8', times: 1, body: gzipSync(page).toString('latin1'), bodyEncoding: 'latin1', headers: { 'Content-Encoding': 'gzip' } });
+		const [{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+		const payload = body('al_gzip', { organisation: 'KE-1005' });
+		expect((await postDelivery(url, { headers: { 'Service-Signature': signatureHeader(secret, now(), payload) }, body: payload, ca: setup.receiverCa })).status).toBe(200);
+		const [run] = await setup.executionsOf('al_gzip');
+		const company = run.items[0].json.company as Record<string, unknown>;
+		expect(company.ke).toBe('KE-1005');
+		// Read as UTF-8 (the charset sent): 0xFC and 0x80 are not UTF-8, so each shows as U+FFFD; nothing else changes.
+		expect(company.company_name).toBe('M\ufffdller \ufffd');
+	});
 
 	test('"N alerts arriving together cost at most two readings": 30 alerts of four event types for 30 KEs, most not listed, against a portfolio that never ends: at most 2 × Company Details Max Pages requests', async () => {
 		const { control } = setup.sandbox;
