@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 
 import { startN8n, type N8n } from '../test/e2e/n8n';
 import { waitFor } from '../test/e2e/wait-for';
-import { CHANGES_ROW } from '../nodes/ServiceTrigger/companyDetails';
+import { CHANGES_ROW } from '../nodes/ServiceTrigger/companyDetails/companyDetails';
 import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
 import { cpuMs, n8nPid } from './cpu';
 import { adversarialDeliveries, buildDeliveries, serviceSigning, type Signing } from './deliveries';

@@ -9,13 +9,13 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { handleDelivery } from './delivery';
-import { checkExists, create, deleteEndpoint } from './lifecycle';
+import { handleDelivery } from './delivery/delivery';
+import { checkExists, create, deleteEndpoint } from './lifecycle/lifecycle';
 import { loadOptions } from './methods';
-import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails';
-import { passOnOnce } from './redelivery';
-import { renewalError, renewalIn } from './renewal';
-import { testRefusalIn } from './testRefusal';
+import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails/companyDetails';
+import { passOnOnce } from './delivery/redelivery';
+import { renewalError, renewalIn } from './lifecycle/renewal';
+import { testRefusalIn } from './delivery/testRefusal';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
 
 export class ServiceTrigger implements INodeType {

@@ -18,7 +18,7 @@ test('docs/architecture.md names folders that exist', () => {
 test('docs/architecture.md names files that exist', () => {
 	const files = [...page.matchAll(/`((?:[\w-]+\/)*[\w.-]+\.ts)`/g)].map((match) => match[1]);
 	expect(files.length).toBeGreaterThan(20);
-	const tree = ['nodes/shared/', 'nodes/shared/transport/', 'nodes/ServiceReader/', 'nodes/ServiceReader/helpers/', 'nodes/ServiceReader/actions/', 'nodes/ServiceTrigger/', 'nodes/ServiceTrigger/verify/', 'nodes/ServiceChangesTrigger/', 'test/sandbox/', ''];
+	const tree = ['nodes/shared/', 'nodes/shared/transport/', 'nodes/ServiceReader/', 'nodes/ServiceReader/helpers/', 'nodes/ServiceReader/actions/', 'nodes/ServiceTrigger/', 'nodes/ServiceTrigger/verify/', 'nodes/ServiceTrigger/delivery/', 'nodes/ServiceTrigger/lifecycle/', 'nodes/ServiceTrigger/companyDetails/', 'nodes/ServiceChangesTrigger/', 'test/sandbox/', ''];
 	for (const file of files) {
 		const found = tree.some((base) => existsSync(join(root, base, file)));
 		expect({ file, found }).toEqual({ file, found: true });

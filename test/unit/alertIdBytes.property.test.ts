@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
-import { alertIdBytesWhenNotText } from '../../nodes/ServiceTrigger/alertIdBytes';
-import { readServiceEvent } from '../../nodes/ServiceTrigger/events';
+import { alertIdBytesWhenNotText } from '../../nodes/ServiceTrigger/delivery/alertIdBytes';
+import { readServiceEvent } from '../../nodes/ServiceTrigger/delivery/events';
 import { runs } from '../property/fc';
 
 /**

@@ -1,4 +1,4 @@
-import { eventTypeChoices } from '../../nodes/ServiceTrigger/events';
+import { eventTypeChoices } from '../../nodes/ServiceTrigger/delivery/events';
 import { deliveryVerdict } from '../../nodes/ServiceTrigger/verify/verdict';
 import { matchImportAnswer } from '../../nodes/ServiceReader/helpers/invitationImport';
 import { listFromBody } from '../../nodes/shared/answerShape';

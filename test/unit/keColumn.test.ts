@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 import { columnWords, keColumnOf, KeColumnError } from '../../nodes/shared/keColumn';
-import { PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/portfolioReadings';
+import { PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/companyDetails/portfolioReadings';
 import { runs } from '../property/fc';
 
 /**

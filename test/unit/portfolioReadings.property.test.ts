@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 import { PageCapError, type PageAnswer, type PageRequest } from '../../nodes/shared/paging';
-import { COMPANY_LIMITS, PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/portfolioReadings';
+import { COMPANY_LIMITS, PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/companyDetails/portfolioReadings';
 import { runs } from '../property/fc';
 
 /**

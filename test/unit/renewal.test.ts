@@ -1,5 +1,5 @@
-import { RENEWAL_INTERVAL_MS, renewalDue, renewalError, renewalIn, renewalItem, type EndpointRenewal } from '../../nodes/ServiceTrigger/renewal';
-import { storedEndpoints } from '../../nodes/ServiceTrigger/staticData';
+import { RENEWAL_INTERVAL_MS, renewalDue, renewalError, renewalIn, renewalItem, type EndpointRenewal } from '../../nodes/ServiceTrigger/lifecycle/renewal';
+import { storedEndpoints } from '../../nodes/ServiceTrigger/lifecycle/staticData';
 
 const NOW = Date.parse('2026-11-26T04:00:00.000Z');
 const ago = (ms: number) => new Date(NOW - ms).toISOString();

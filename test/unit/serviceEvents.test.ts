@@ -4,7 +4,7 @@ import {
 	alertIdKey,
 	readServiceEvent,
 	shouldStartWorkflow,
-} from '../../nodes/ServiceTrigger/events';
+} from '../../nodes/ServiceTrigger/delivery/events';
 import { eventCatalogue } from '../sandbox/events';
 import { addLater, triggerAdded } from '../../nodes/shared/addedFields';
 

@@ -1,4 +1,4 @@
-import { ProcessMemory } from '../../nodes/ServiceTrigger/redelivery';
+import { ProcessMemory } from '../../nodes/ServiceTrigger/delivery/redelivery';
 import { RefusalLog } from '../../nodes/ServiceTrigger/verify/refusalLog';
 import { readSignatureHeader } from '../../nodes/ServiceTrigger/verify/signatureHeader';
 
@@ -92,7 +92,7 @@ describe("writes to n8n's deduplication store", () => {
 	}
 
 	test('requests arriving during a write go together in the next one; a key is new to the first request that brings it', async () => {
-		const { DeduplicationWrites } = await import('../../nodes/ServiceTrigger/deduplicationWrites');
+		const { DeduplicationWrites } = await import('../../nodes/ServiceTrigger/delivery/deduplicationWrites');
 		const writes = new DeduplicationWrites();
 		const store = slowStore();
 		const first = writes.record(T, ['a'], store.record);
@@ -110,7 +110,7 @@ describe("writes to n8n's deduplication store", () => {
 	});
 
 	test('triggers write side by side; a failed write fails only its own requests, and the next write goes ahead', async () => {
-		const { DeduplicationWrites } = await import('../../nodes/ServiceTrigger/deduplicationWrites');
+		const { DeduplicationWrites } = await import('../../nodes/ServiceTrigger/delivery/deduplicationWrites');
 		const writes = new DeduplicationWrites();
 		const failing = async () => {
 			throw new Error('SQLITE_BUSY');

@@ -1,4 +1,4 @@
-import { forgetEndpoint, storedEndpoints, storeEndpoint } from '../../nodes/ServiceTrigger/staticData';
+import { forgetEndpoint, storedEndpoints, storeEndpoint } from '../../nodes/ServiceTrigger/lifecycle/staticData';
 
 const production = 'https://n8n.example.com/webhook/id/webhook';
 const test = 'https://n8n.example.com/webhook-test/id/webhook';

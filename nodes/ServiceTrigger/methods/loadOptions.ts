@@ -2,7 +2,7 @@ import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { listFromBody } from '../../shared/answerShape';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
-import { eventTypeChoices } from '../events';
+import { eventTypeChoices } from '../delivery/events';
 
 /**
  * Event types from the catalogue route; the named events of spec section 6 when the catalogue

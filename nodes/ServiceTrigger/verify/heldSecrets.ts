@@ -6,8 +6,8 @@
  * followed a rotation, renewal.ts registers a new endpoint). Pure: no n8n types, no clock.
  */
 import { BoundedMemory } from '../boundedMemory';
-import type { StoredEndpoint } from '../staticData';
-import { storeEndpoint } from '../staticData';
+import type { StoredEndpoint } from '../lifecycle/staticData';
+import { storeEndpoint } from '../lifecycle/staticData';
 import { sealSecret } from './secretSeal';
 
 /** Renewed by every use: a secret unused for 30 days is dropped. */

@@ -8,8 +8,8 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import type { ServiceSettings } from '../../shared/transport/settings';
 import { readServiceSettings } from '../../shared/transport/settings';
-import type { StoredEndpoint } from '../staticData';
-import { storedEndpoints } from '../staticData';
+import type { StoredEndpoint } from '../lifecycle/staticData';
+import { storedEndpoints } from '../lifecycle/staticData';
 import { heldSecrets, storeSealed } from './heldSecrets';
 import { recentKeys } from './recentKeys';
 import { unsealSecret } from './secretSeal';

@@ -21,7 +21,7 @@ import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
 
-// IWebhookFunctions: the trigger renews its endpoint from a delivery (ServiceTrigger/renewal.ts).
+// IWebhookFunctions: the trigger renews its endpoint from a delivery (ServiceTrigger/lifecycle/renewal.ts).
 export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IPollFunctions | IWebhookFunctions;
 
 export interface ServiceCall {

@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib';
 
 import { postDelivery } from '../../harness';
-import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails';
-import { renewalAttempts } from '../../../nodes/ServiceTrigger/renewal';
+import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails/companyDetails';
+import { renewalAttempts } from '../../../nodes/ServiceTrigger/lifecycle/renewal';
 import { heldSecrets, resealRetries } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
 import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import { refusalLog } from '../../../nodes/ServiceTrigger/verify/refusalLog';

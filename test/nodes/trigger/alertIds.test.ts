@@ -1,4 +1,4 @@
-import { processMemory } from '../../../nodes/ServiceTrigger/redelivery';
+import { processMemory } from '../../../nodes/ServiceTrigger/delivery/redelivery';
 import { postDelivery } from '../../harness';
 import { signatureHeader } from '../../sandbox/signing';
 import { useTriggerSetup } from './setup';

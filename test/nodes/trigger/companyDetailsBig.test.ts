@@ -1,5 +1,5 @@
-import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails';
-import { COMPANY_LIMITS } from '../../../nodes/ServiceTrigger/portfolioReadings';
+import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails/companyDetails';
+import { COMPANY_LIMITS } from '../../../nodes/ServiceTrigger/companyDetails/portfolioReadings';
 import { decodeCursor } from '../../sandbox/paging';
 import { portfolioCsvRows } from '../reader/exportHelpers';
 import { useTriggerSetup } from './setup';

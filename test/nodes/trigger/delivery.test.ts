@@ -1,4 +1,4 @@
-import { NAMED_EVENT_TYPES } from '../../../nodes/ServiceTrigger/events';
+import { NAMED_EVENT_TYPES } from '../../../nodes/ServiceTrigger/delivery/events';
 import { secretWindows, useTriggerSetup } from './setup';
 
 const KE = 'KE-1001';

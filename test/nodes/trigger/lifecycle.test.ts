@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 
 import { postDelivery, receiverTls, trustCa } from '../../harness';
-import { renewalAttempts } from '../../../nodes/ServiceTrigger/renewal';
+import { renewalAttempts } from '../../../nodes/ServiceTrigger/lifecycle/renewal';
 import { heldSecrets, resealRetries } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
 import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import { signatureHeader } from '../../sandbox/signing';

@@ -1,4 +1,4 @@
-import { processMemory } from '../../../nodes/ServiceTrigger/redelivery';
+import { processMemory } from '../../../nodes/ServiceTrigger/delivery/redelivery';
 import { deduplicationStore } from '../../harness';
 import { retryOffsetsSeconds } from '../../sandbox';
 import { expectNoToken } from '../../property/tokenDecoders';

@@ -6,16 +6,16 @@
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { headerValue } from '../shared/transport/answer';
-import { getServiceSettings, serviceRequest } from '../shared/transport/serviceRequest';
-import { credentialRedactors } from '../shared/transport/tokenKeptOut';
-import { pathSegmentProblem } from '../shared/validation';
-import { isRecord } from '../shared/answerShape';
-import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../shared/webhookEndpoint';
+import { headerValue } from '../../shared/transport/answer';
+import { getServiceSettings, serviceRequest } from '../../shared/transport/serviceRequest';
+import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
+import { pathSegmentProblem } from '../../shared/validation';
+import { isRecord } from '../../shared/answerShape';
+import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } from '../../shared/webhookEndpoint';
 import { endpointsElsewhere, forgetEndpoint, storedEndpoints } from './staticData';
-import { heldSecrets, storeSealed } from './verify/heldSecrets';
-import { unsealSecret } from './verify/secretSeal';
-import { decodeSigningSecret, SigningSecretError } from './verify/signingSecret';
+import { heldSecrets, storeSealed } from '../verify/heldSecrets';
+import { unsealSecret } from '../verify/secretSeal';
+import { decodeSigningSecret, SigningSecretError } from '../verify/signingSecret';
 
 const WEBHOOK_NAME = 'default';
 const ENDPOINTS_PATH = '/v1/reader/webhooks';

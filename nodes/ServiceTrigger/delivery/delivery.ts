@@ -5,15 +5,15 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { credentialRedactors } from '../shared/transport/tokenKeptOut';
+import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { processMemory, triggerKey } from './redelivery';
-import { renewalItem, renewEndpoint } from './renewal';
+import { renewalItem, renewEndpoint } from '../lifecycle/renewal';
 import { testRefusalItem } from './testRefusal';
-import { refusalLog, refusalWords } from './verify/refusalLog';
-import { resealRetries } from './verify/heldSecrets';
-import { triggerKeys } from './verify/triggerKeys';
-import { deliveryVerdict } from './verify/verdict';
+import { refusalLog, refusalWords } from '../verify/refusalLog';
+import { resealRetries } from '../verify/heldSecrets';
+import { triggerKeys } from '../verify/triggerKeys';
+import { deliveryVerdict } from '../verify/verdict';
 
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();

@@ -11,13 +11,13 @@
  */
 import type { INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
-import { getServiceSettings } from '../shared/transport/serviceRequest';
-import type { ServiceSettings } from '../shared/transport/settings';
-import { BoundedMemory } from './boundedMemory';
+import { getServiceSettings } from '../../shared/transport/serviceRequest';
+import type { ServiceSettings } from '../../shared/transport/settings';
+import { BoundedMemory } from '../boundedMemory';
 import { accessToken, registerEndpoint, removeEndpoint, removeEndpointsAt, webhookUrl } from './lifecycle';
 import { storedEndpoints, storeEndpoint } from './staticData';
-import { heldSecrets, storeSealed } from './verify/heldSecrets';
-import { unsealSecret } from './verify/secretSeal';
+import { heldSecrets, storeSealed } from '../verify/heldSecrets';
+import { unsealSecret } from '../verify/secretSeal';
 
 export const RENEWAL_INTERVAL_MS = 60 * 60 * 1000;
 

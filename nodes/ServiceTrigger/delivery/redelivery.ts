@@ -11,10 +11,10 @@
  */
 import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { BoundedMemory } from './boundedMemory';
+import { BoundedMemory } from '../boundedMemory';
 import { deduplicationWrites } from './deduplicationWrites';
 import { alertIdKey } from './events';
-import { triggerAdded } from '../shared/addedFields';
+import { triggerAdded } from '../../shared/addedFields';
 
 /** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
 export const MEMORY_LIMITS = { maxAlerts: 1000, maxAgeMs: 25 * 60 * 60 * 1000, maxTriggers: 1000, storedAlerts: 10_000 };

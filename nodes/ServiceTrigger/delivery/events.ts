@@ -1,5 +1,5 @@
-import { withTriggerFields } from '../shared/addedFields';
-import { findId, findText, isRecord } from '../shared/answerShape';
+import { withTriggerFields } from '../../shared/addedFields';
+import { findId, findText, isRecord } from '../../shared/answerShape';
 import { alertIdBytesWhenNotText } from './alertIdBytes';
 
 /**

@@ -6,8 +6,8 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { Delivery, HeldKeys, KeySource, RefusalReason } from './verify/verdict';
-import { deliveryVerdict } from './verify/verdict';
+import type { Delivery, HeldKeys, KeySource, RefusalReason } from '../verify/verdict';
+import { deliveryVerdict } from '../verify/verdict';
 
 const MARK = '__serviceTriggerTestRefusal';
 

@@ -13,13 +13,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { addLater } from '../shared/addedFields';
-import { isRecord } from '../shared/answerShape';
-import { columnNamed, PORTFOLIO_COLUMNS } from '../shared/csv';
-import { KeColumnError } from '../shared/keColumn';
-import { PageCapError, type PageAnswer, type PageRequest } from '../shared/paging';
-import { exportPaging, pageFetcher } from '../shared/transport/pageFetch';
-import { getServiceSettings } from '../shared/transport/serviceRequest';
+import { addLater } from '../../shared/addedFields';
+import { isRecord } from '../../shared/answerShape';
+import { columnNamed, PORTFOLIO_COLUMNS } from '../../shared/csv';
+import { KeColumnError } from '../../shared/keColumn';
+import { PageCapError, type PageAnswer, type PageRequest } from '../../shared/paging';
+import { exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
+import { getServiceSettings } from '../../shared/transport/serviceRequest';
 import { PortfolioReadings, type PortfolioSource, type Row } from './portfolioReadings';
 
 /** Events whose meaning is a change to the company's portfolio row: what was read before may be out of date. */

@@ -9,10 +9,10 @@
  * row-changing event needs a row from a page asked for after its lookup began: it joins a reading not
  * begun yet. KEs a reading did not find are remembered for the credential across readings.
  */
-import { CsvPages, type CsvReading } from '../shared/csv';
-import { keColumnOf } from '../shared/keColumn';
-import { cursorPages, PageCapError, type PageAnswer, type PageRequest, type PagingOptions } from '../shared/paging';
-import { BoundedMemory } from './boundedMemory';
+import { CsvPages, type CsvReading } from '../../shared/csv';
+import { keColumnOf } from '../../shared/keColumn';
+import { cursorPages, PageCapError, type PageAnswer, type PageRequest, type PagingOptions } from '../../shared/paging';
+import { BoundedMemory } from '../boundedMemory';
 
 export const COMPANY_LIMITS = {
 	maxCompanies: 10_000,
