@@ -112,9 +112,18 @@ export class CsvPages {
 	}
 
 	rows(input: string | Buffer): Array<Record<string, string>> {
-		const header = () => this.header!;
+		const records = this.records(input, false);
+		const header = this.header;
+		if (header === undefined || records.length === 0) return [];
 		// fromEntries defines own properties: a column named `__proto__` keeps its value (an assignment would not).
-		return this.records(input, false).map((cells) => Object.fromEntries(header().map((name, i) => [name, cells[i]])) as Record<string, string>);
+		if (header.includes('__proto__')) return records.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i]])) as Record<string, string>);
+		// Else assignment makes the same own fields in the same order, without an array per cell (bench item 1).
+		const width = header.length;
+		return records.map((cells) => {
+			const row: Record<string, string> = {};
+			for (let i = 0; i < width; i++) row[header[i]] = cells[i];
+			return row;
+		});
 	}
 
 	/**

@@ -402,6 +402,8 @@ export class TokenMatch {
 	private readonly tokenBytes: Buffer;
 	/** No form of the token is shorter than this many characters (a character is at most 3 bytes, 4 for two). */
 	private readonly shortest: number;
+	/** ASCII characters a form of the token may hold: its own, and every escape's syntax. */
+	private readonly inForm: Uint8Array;
 
 	constructor(private readonly token: string) {
 		this.tokenBytes = Buffer.from(token, 'utf8');
@@ -410,14 +412,18 @@ export class TokenMatch {
 		this.folded = prepare(bytes.map((byte) => (byte === SLASH || byte === BACKSLASH ? UNDERSCORE : byte)));
 		this.decodings = decodings(token).map(prepareDecoding);
 		this.shortest = Math.ceil(bytes.length / 3);
+		this.inForm = IN_ANY_FORM.slice();
+		for (const byte of bytes) if (byte < 0x80) this.inForm[byte] = 1;
 	}
 
-	rangesInText(text: string, options: MatchOptions = {}): Array<[number, number]> {
-		if (text.length < this.shortest) return [];
+	rangesInText(text: string, options: MatchOptions = NO_OPTIONS): Array<[number, number]> {
+		if (text.length < this.shortest) return NONE;
 		let present = 0;
 		for (let i = 0; i < ESCAPES.length; i++) if (text.includes(ESCAPE_TEXT[i])) present |= 1 << i;
 		// Most text: no escape character, so only the token as typed can be there.
 		if (present === 0 && !options.foldSlashes) return occurrences(text, this.token);
+		// An escape with no run of characters a form may hold around it as long as the shortest form (a cell like "Smith & Sons"): as typed only.
+		if (!options.foldSlashes && !this.escapeRunLongEnough(text)) return occurrences(text, this.token);
 		const source: Source = { length: text.length, code: (i) => text.charCodeAt(i), indexOf: (code, from) => text.indexOf(String.fromCharCode(code), from), text: true };
 		return this.ranges(source, present, options, () => occurrences(text, this.token));
 	}
@@ -429,6 +435,30 @@ export class TokenMatch {
 		if (present === 0 && !options.foldSlashes) return occurrences(bytes, this.tokenBytes);
 		const source: Source = { length: bytes.length, code: (i) => bytes[i], indexOf: (code, from) => bytes.indexOf(code, from), text: false };
 		return this.ranges(source, present, options, () => occurrences(bytes, this.tokenBytes));
+	}
+
+	/**
+	 * Whether some run of characters a form of the token can be made of (the token's own, letters, digits,
+	 * escape syntax, anything past ASCII) holds an escape character and is at least `shortest` long:
+	 * a match other than as typed lies inside such a run and holds an escape.
+	 */
+	private escapeRunLongEnough(text: string): boolean {
+		const allowed = this.inForm;
+		let run = 0;
+		let escaped = false;
+		for (let i = 0; i < text.length; i++) {
+			const code = text.charCodeAt(i);
+			if (code >= 0x80 || allowed[code] === 1) {
+				run++;
+				// A lone surrogate reads as U+FFFD, which the token as typed would not show either.
+				if ((code < 0x80 && IS_ESCAPE[code] === 1) || (code >= 0xd800 && code <= 0xdfff)) escaped = true;
+				if (escaped && run >= this.shortest) return true;
+			} else {
+				run = 0;
+				escaped = false;
+			}
+		}
+		return false;
 	}
 
 	/** `present`: a bit for each of ESCAPES the input holds. */
@@ -452,11 +482,25 @@ export class TokenMatch {
 
 const ESCAPES = [PERCENT, BACKSLASH, AMPERSAND, PLUS];
 const ESCAPE_TEXT = ESCAPES.map((code) => String.fromCharCode(code));
+const IS_ESCAPE = new Uint8Array(128);
+for (const code of ESCAPES) IS_ESCAPE[code] = 1;
+/** Letters and digits (hex, `u`, `x`, entity names) and the escapes' own punctuation. */
+const IN_ANY_FORM = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+	const lower = code | 0x20;
+	if ((code >= 0x30 && code <= 0x39) || (lower >= 0x61 && lower <= 0x7a)) IN_ANY_FORM[code] = 1;
+}
+for (const char of '%\\&+#;/"\'') IN_ANY_FORM[char.charCodeAt(0)] = 1;
+const NO_OPTIONS: MatchOptions = {};
+/** No place: shared, never changed. */
+const NONE = Object.freeze([]) as unknown as Array<[number, number]>;
 
 /** Every place `needle` starts, overlapping ones too, as ranges. */
 function occurrences(haystack: string | Buffer, needle: string | Buffer): Array<[number, number]> {
+	let at = haystack.indexOf(needle as never);
+	if (at < 0) return NONE;
 	const out: Array<[number, number]> = [];
-	for (let at = haystack.indexOf(needle as never); at >= 0; at = haystack.indexOf(needle as never, at + 1)) out.push([at, at + needle.length]);
+	for (; at >= 0; at = haystack.indexOf(needle as never, at + 1)) out.push([at, at + needle.length]);
 	return out;
 }
 
