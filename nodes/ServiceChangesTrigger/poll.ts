@@ -1,6 +1,6 @@
 /**
  * One poll of the node: the chosen export read whole, page by page, against the state the last
- * complete poll left in the workflow's static data (changes.ts `pollExport`). Only a complete
+ * complete poll left in the workflow's static data (readPages.ts `pollExport`). Only a complete
  * reading emits changes or moves the state on; anything less throws, naming why, and keeps the
  * earlier state (docs/changes-trigger.md).
  */
@@ -14,8 +14,10 @@ import { pageFailed } from '../shared/pageErrors';
 import { exportPaging, pageFetcher } from '../shared/transport/pageFetch';
 import { getServiceSettings } from '../shared/transport/serviceRequest';
 import type { ServiceSettings } from '../shared/transport/settings';
-import type { Change, ChangeKind, ExportName, ExportSource, PollOptions } from './changes';
-import { CHANGE_KINDS, ChangesError, EXPORT_NAMES, pollExport, sampleExport } from './changes';
+import type { Change, ChangeKind, ExportName } from './keys';
+import { CHANGE_KINDS, ChangesError, EXPORT_NAMES } from './keys';
+import type { ExportSource, PollOptions } from './readPages';
+import { pollExport, sampleExport } from './readPages';
 
 /** The one key of the node's static data. */
 export const STATE_KEY = 'changes';

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 
-import type { Change, ChangeKind, ExportSource, PollOptions, Row, StoredState } from '../../nodes/ServiceChangesTrigger/changes';
-import { CHANGE_KINDS, pollExport } from '../../nodes/ServiceChangesTrigger/changes';
+import type { Change, ChangeKind, Row } from '../../nodes/ServiceChangesTrigger/keys';
+import { CHANGE_KINDS } from '../../nodes/ServiceChangesTrigger/keys';
+import type { ExportSource, PollOptions } from '../../nodes/ServiceChangesTrigger/readPages';
+import { pollExport } from '../../nodes/ServiceChangesTrigger/readPages';
+import type { StoredState } from '../../nodes/ServiceChangesTrigger/state';
 import { CsvPages } from '../../nodes/shared/csv';
 import type { PageAnswer, PageRequest } from '../../nodes/shared/paging';
 import { runs } from '../property/fc';

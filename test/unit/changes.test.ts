@@ -1,5 +1,7 @@
-import type { ChangeKind, Row } from '../../nodes/ServiceChangesTrigger/changes';
-import { ChangesError, ExportReading, fingerprint, keyColumns, restoreState, storeState } from '../../nodes/ServiceChangesTrigger/changes';
+import { ExportReading } from '../../nodes/ServiceChangesTrigger/diff';
+import type { ChangeKind, Row } from '../../nodes/ServiceChangesTrigger/keys';
+import { ChangesError, fingerprint, keyColumns } from '../../nodes/ServiceChangesTrigger/keys';
+import { restoreState, storeState } from '../../nodes/ServiceChangesTrigger/state';
 
 const ALL = new Set<ChangeKind>(['added', 'changed', 'removed']);
 
