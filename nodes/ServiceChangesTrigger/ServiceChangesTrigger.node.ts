@@ -2,6 +2,7 @@ import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunction
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { keepingTokenOut } from '../shared/transport/tokenKeptOut';
+import { DEFAULT_MAX_POLL_SECONDS, DEFAULT_MAX_ROWS, DEFAULT_MAX_STATE_MIB } from './limits';
 import { pollChanges } from './poll';
 
 export class ServiceChangesTrigger implements INodeType {
@@ -81,6 +82,39 @@ export class ServiceChangesTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description: 'Whether the first poll emits every current row as added; off, it only notes them, and later polls emit what changed',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Max Poll Time (Seconds)',
+						name: 'maxPollTime',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: DEFAULT_MAX_POLL_SECONDS,
+						description: 'How long one poll may keep reading pages; a poll that takes longer fails, emitting nothing and keeping the state (checked after each page)',
+					},
+					{
+						displayName: 'Max Rows',
+						name: 'maxRows',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: DEFAULT_MAX_ROWS,
+						description: 'The most rows one poll reads; an export with more fails the poll, emitting nothing and keeping the state',
+					},
+					{
+						displayName: 'Max State Size (MiB)',
+						name: 'maxStateSize',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: DEFAULT_MAX_STATE_MIB,
+						description: "The most the rows kept between polls may take in the workflow's static data; a larger state fails the poll, emitting nothing and keeping the earlier state",
+					},
+				],
 			},
 		],
 	};

@@ -29,7 +29,12 @@ export type Page = { header: string[]; cells: string[][] } | { header?: undefine
  */
 export class ExportReading {
 	private readonly next: ExportState;
-	private readonly kept: Change[] = [];
+	/** The changes to emit, held as text (a row object is built only in `finish`). */
+	private readonly kept: Held[] = [];
+	/** This page's held changes whose row text is in `pageTexts` (placed in `texts` at the page's end). */
+	private pageHeld: Held[] = [];
+	/** Characters of the next state's row texts so far (`stateChars`). */
+	private textChars = 0;
 	private readonly keeps: boolean;
 	private columnsOfKey: string[] | undefined;
 	/** The one key column's index, or -1 (several columns, or a fingerprint). */
@@ -125,8 +130,44 @@ export class ExportReading {
 
 	private endPage(): void {
 		if (this.pageTexts.length === 0) return;
+		if (this.pageHeld.length > 0) {
+			// Each held row's text is where the page's joined text has it: held once, not twice.
+			const starts: number[] = [];
+			let offset = 0;
+			for (const text of this.pageTexts) {
+				starts.push(offset);
+				offset += text.length + 1;
+			}
+			for (const held of this.pageHeld) {
+				held.start = starts[held.at];
+				held.end = held.start + this.pageTexts[held.at].length;
+				held.at = this.texts.length;
+			}
+			this.pageHeld = [];
+		}
 		this.texts.push(this.pageTexts.join(','));
 		this.pageTexts = [];
+	}
+
+	/** The row's value list as the next state's text, and a change held by it when `kind` is given (`key` its own copy). */
+	private keepText(values: readonly unknown[], key: string, kind?: ChangeKind, row?: Row, previous?: Row): void {
+		const text = JSON.stringify(values);
+		this.textChars += text.length + 1;
+		if (kind !== undefined) {
+			const held: Held = { change: kind, key, at: this.pageTexts.length, start: 0, end: 0, row, previous };
+			this.kept.push(held);
+			this.pageHeld.push(held);
+		}
+		this.pageTexts.push(text);
+	}
+
+	/**
+	 * Characters of the next state's rows so far: at least its bytes in UTF-8 less the header row's (a
+	 * bound on the state can be checked page by page, before the export is read whole).
+	 */
+	stateChars(): number {
+		if (!this.keeps) return this.next.seen.size * SEEN_CHARS;
+		return this.inOrder ? this.inOrderEnd : this.textChars;
 	}
 
 	/** One row's values in the header row's order; `given` is the row object when the caller has one. */
@@ -147,9 +188,10 @@ export class ExportReading {
 		}
 		if (before === undefined) {
 			this.leaveOrder();
-			this.pageTexts.push(JSON.stringify(values));
-			this.fresh.add(key);
-			if (this.emit.has('added')) this.kept.push({ change: 'added', key, row: rowNow() });
+			// A key cut from the page's text would keep the whole page alive: a copy of its own.
+			const own = ownCopy(key);
+			this.fresh.add(own);
+			this.keepText(values, own, this.emit.has('added') ? 'added' : undefined, given);
 			return;
 		}
 		const earlier = this.earlier!;
@@ -163,13 +205,13 @@ export class ExportReading {
 			}
 			this.leaveOrder();
 			this.pageTexts.push(earlier.text.slice(before, end));
+			this.textChars += end - before + 1;
 			return;
 		}
 		this.leaveOrder();
-		this.pageTexts.push(JSON.stringify(values));
-		if (!this.emit.has('changed')) return;
-		const previous = this.previousOf(rowNow(), storedValues(earlier.text, before));
-		if (previous !== undefined) this.kept.push({ change: 'changed', key, row: rowNow(), previous });
+		const previous = this.emit.has('changed') ? this.previousOf(rowNow(), storedValues(earlier.text, before)) : undefined;
+		if (previous === undefined) this.keepText(values, key);
+		else this.keepText(values, ownCopy(key), 'changed', given, previous);
 	}
 
 	/** A row that is not the earlier state's next one unchanged: the rows so far become text of their own. */
@@ -177,6 +219,7 @@ export class ExportReading {
 		if (!this.inOrder) return;
 		this.inOrder = false;
 		if (this.inOrderEnd > 1) this.texts.push(this.earlier!.text.slice(1, this.inOrderEnd - 1));
+		this.textChars += this.inOrderEnd;
 	}
 
 	/** The fields whose values differ from the earlier row (columns added or gone included), or undefined. */
@@ -207,26 +250,68 @@ export class ExportReading {
 		if (this.next.seen.has(seen)) return;
 		this.next.seen.add(seen);
 		const isNew = this.earlier === undefined || !this.earlier.seen.has(seen);
-		if (isNew && this.emit.has('added')) this.kept.push({ change: 'added', key, row });
+		// Held as JSON text (a parsed row's objects cost several times its text), parsed again in `finish`.
+		if (isNew && this.emit.has('added')) this.kept.push({ change: 'added', key: ownCopy(key), at: -1, start: 0, end: 0, json: JSON.stringify(row) });
 	}
 
 	/** The export was read whole: the changes in order (added and changed as read, then removed) and the next state. */
 	finish(): { changes: Change[]; state: ExportState } {
 		this.endPage();
+		const changes = this.kept.map((held) => this.changeOf(held));
 		if (this.keeps && this.earlier !== undefined && this.emit.has('removed')) {
 			for (const [key, start] of this.earlier.rows) {
-				if (start !== MET) this.kept.push({ change: 'removed', key, row: rowOf(this.earlier.columns, storedValues(this.earlier.text, start)) });
+				if (start !== MET) changes.push({ change: 'removed', key, row: rowOf(this.earlier.columns, storedValues(this.earlier.text, start)) });
 			}
 		}
-		if (!this.keeps) return { changes: this.kept, state: this.next };
+		this.kept.length = 0;
+		if (!this.keeps) return { changes, state: this.next };
 		// Every earlier row again, unchanged and in order (the common poll): the earlier text as it is.
 		if (this.inOrder && this.inOrderEnd === this.earlier!.text.length) this.next.text = this.earlier!.text;
 		else {
 			this.leaveOrder();
 			this.next.text = `[${this.texts.join(',')}]`;
 		}
-		return { changes: this.kept, state: this.next };
+		return { changes, state: this.next };
 	}
+
+	/** A held change as emitted: its row read back from the text it was held as (or as given). */
+	private changeOf(held: Held): Change {
+		let row = held.row;
+		if (row === undefined && held.json !== undefined) row = asRow(JSON.parse(held.json));
+		row ??= rowOf(this.header!, JSON.parse(this.texts[held.at].slice(held.start, held.end)) as unknown[]);
+		const change: Change = { change: held.change, key: held.key, row };
+		if (held.previous !== undefined) change.previous = held.previous;
+		return change;
+	}
+}
+
+/**
+ * A change until the export is read whole: its row as the value list's text in the next state's
+ * texts (`at`, `start`, `end`), or as JSON text (`json`, new-only exports), or the row object the
+ * caller gave (`row`).
+ */
+interface Held {
+	change: ChangeKind;
+	key: string;
+	at: number;
+	start: number;
+	end: number;
+	row?: Row;
+	json?: string;
+	previous?: Row;
+}
+
+/** Characters a new-only export's state keeps per row: 16 of fingerprint, 2 quotes, a comma. */
+const SEEN_CHARS = 19;
+
+/** A copy of `text` that does not point into a larger string (V8 slices share their parent's characters). */
+function ownCopy(text: string): string {
+	return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
+}
+
+/** A parsed JSON value as a row (a list or a value alone in `value`), as readPages reads JSON rows. */
+function asRow(value: unknown): Row {
+	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : { value };
 }
 
 const sameKey = (a: readonly string[] | null, b: readonly string[] | null) =>

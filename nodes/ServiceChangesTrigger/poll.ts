@@ -16,6 +16,8 @@ import { getServiceSettings } from '../shared/transport/serviceRequest';
 import type { ServiceSettings } from '../shared/transport/settings';
 import type { Change, ChangeKind, ExportName } from './keys';
 import { CHANGE_KINDS, ChangesError, EXPORT_NAMES } from './keys';
+import type { PollLimits } from './limits';
+import { DEFAULT_MAX_POLL_SECONDS, DEFAULT_MAX_ROWS, DEFAULT_MAX_STATE_MIB, MIB } from './limits';
 import type { ExportSource, PollOptions } from './readPages';
 import { pollExport, sampleExport } from './readPages';
 
@@ -61,7 +63,27 @@ function readParameters(this: IPollFunctions): PollOptions {
 			description: 'Enter the name of the column that tells the rows apart (for the portfolio, the one holding the KE), or leave it empty to detect it.',
 		});
 	}
-	return { export: name, window, keyColumn, changes, emitCurrentRows: this.getNodeParameter('emitCurrentRows', false) === true };
+	return { export: name, window, keyColumn, changes, emitCurrentRows: this.getNodeParameter('emitCurrentRows', false) === true, limits: readLimits.call(this) };
+}
+
+/** The Options' bounds per poll, each a positive number or refused naming it. */
+function readLimits(this: IPollFunctions): PollLimits {
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	const positive = (name: string, label: string, fallback: number): number => {
+		const value = options[name] ?? fallback;
+		if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+			throw new NodeOperationError(this.getNode(), `${label} is ${JSON.stringify(value)}, not a positive number`, {
+				description: `Set ${label} in the trigger's Options to a number above 0, or remove it to use ${fallback.toLocaleString('en-US')}.`,
+			});
+		}
+		return value;
+	};
+	return {
+		maxRows: positive('maxRows', 'Max Rows', DEFAULT_MAX_ROWS),
+		maxPollMs: positive('maxPollTime', 'Max Poll Time (Seconds)', DEFAULT_MAX_POLL_SECONDS) * 1000,
+		maxStateBytes: positive('maxStateSize', 'Max State Size (MiB)', DEFAULT_MAX_STATE_MIB) * MIB,
+		now: () => Date.now(),
+	};
 }
 
 /** The export's pages through the credential's paging and CSV settings; a failure says the state is kept. */

@@ -10,6 +10,8 @@ import type { Page } from './diff';
 import { ExportReading } from './diff';
 import type { Change, ChangeKind, ExportName, Row } from './keys';
 import { rowOf } from './keys';
+import type { PollLimits } from './limits';
+import { PollBudget } from './limits';
 import type { StoredState } from './state';
 import { restoreState, storeState } from './state';
 
@@ -73,6 +75,8 @@ export interface PollOptions {
 	changes: ReadonlySet<ChangeKind>;
 	/** The first poll (no state for this export) emits every row as `added`. */
 	emitCurrentRows: boolean;
+	/** The trigger's own bounds per poll (limits.ts); none when absent. */
+	limits?: PollLimits;
 }
 
 /**
@@ -85,9 +89,23 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 	// The first poll is the baseline: it emits the current rows only when asked to.
 	const baseline: ReadonlySet<ChangeKind> = options.emitCurrentRows ? new Set(['added']) : new Set();
 	const reading = new ExportReading(options.export, options.window, earlier, earlier !== undefined ? options.changes : baseline, options.keyColumn ?? '', baseline);
-	await readPages(source, (page) => reading.addPage(page));
+	const budget = options.limits === undefined ? undefined : new PollBudget(options.export, options.limits);
+	let rowsRead = 0;
+	await readPages(source, (page) => {
+		const rows = 'cells' in page ? page.cells.length : page.rows.length;
+		budget?.rowsOf(rows);
+		reading.addPage(page);
+		rowsRead += rows;
+		budget?.after(reading.stateChars());
+	});
 	const { changes, state } = reading.finish();
-	return { changes, stored: storeState(state) };
+	const kept = storeState(state);
+	try {
+		budget?.state(Buffer.byteLength(kept.rows ?? '') + (kept.seen?.length ?? 0) * 19);
+	} catch (error) {
+		throw source.failed(error, undefined, rowsRead);
+	}
+	return { changes, stored: kept };
 }
 
 /** The editor's sample: the first rows of the export's first page as `added`. */

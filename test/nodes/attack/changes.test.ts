@@ -115,19 +115,31 @@ describe('attack, bytes: a gzip page', () => {
 	});
 });
 
-describe('attack, bounds: "cursor chains by *Max Pages*"', () => {
-	test('an endless cursor after the baseline: the poll stops at Max Pages (requests counted at the Service), emits nothing, keeps the state; the next complete poll emits nothing false', async () => {
-		const harness = newHarness({}, { maxPages: 7 });
+describe('attack, bounds: "every loop that reads pages has its own cap" (issue 36: the trigger\'s Max Rows, below the credential\'s Max Pages)', () => {
+	test('an endless cursor after the baseline, the credential\'s Max Pages left at 100,000: the poll stops at the trigger\'s Max Rows (requests counted at the Service), emits nothing, keeps the state; the next complete poll emits nothing false', async () => {
+		const harness = newHarness({ options: { maxRows: 25 } });
 		await harness.activate();
 		const live = JSON.stringify(harness.liveNodeData());
 		sandbox.control.clearRequests();
 		sandbox.control.failRoute({ path: PORTFOLIO, mode: 'endlessCursor', csv: true });
 		const failed = await harness.poll();
 		expect(failed.items).toBeUndefined();
-		expect((failed.error as Error).message).toMatch(/Max Pages/);
-		expect(sandbox.control.requests({ method: 'GET', path: PORTFOLIO })).toHaveLength(7);
+		expect((failed.error as Error).message).toMatch(/more than 25 rows, this trigger's Max Rows/);
+		// One row a page: page 26 passes the bound, one more page may have been asked for ahead.
+		expect(sandbox.control.requests({ method: 'GET', path: PORTFOLIO }).length).toBeGreaterThanOrEqual(26);
+		expect(sandbox.control.requests({ method: 'GET', path: PORTFOLIO }).length).toBeLessThanOrEqual(27);
 		expect(JSON.stringify(harness.liveNodeData())).toBe(live);
 		sandbox.control.clearFaults();
 		expect(await harness.poll()).toEqual({ items: undefined, error: undefined });
+	});
+
+	test('the credential\'s Max Pages still stops a cursor chain first when it is the lower bound', async () => {
+		const harness = newHarness({}, { maxPages: 7 });
+		await harness.activate();
+		sandbox.control.clearRequests();
+		sandbox.control.failRoute({ path: PORTFOLIO, mode: 'endlessCursor', csv: true });
+		const failed = await harness.poll();
+		expect((failed.error as Error).message).toMatch(/Max Pages/);
+		expect(sandbox.control.requests({ method: 'GET', path: PORTFOLIO })).toHaveLength(7);
 	});
 });
