@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { startSandbox } from '../test/sandbox';
 import { freePort } from '../test/e2e/free-port';
 import { randomToken } from '../test/sandbox/state';
+import type { HeldResult } from './changesHeld';
 import type { PollBenchInput, PollBenchMode, PollBenchOutput } from './changesPoll';
 import { warmPortfolio } from './sandboxPages';
 import { median } from './stats';
@@ -39,6 +40,8 @@ export interface ChangesResult {
 	medianFileAboveStartMiB: number;
 	stateBytes: number;
 	stateBytesPerRow: number;
+	/** Issue 36: live heap held per page when every page brings new rows (bench/changesHeld.ts). */
+	held?: HeldResult;
 	errors: string[];
 }
 
@@ -134,7 +137,12 @@ export async function benchChanges(options: ChangesOptions): Promise<ChangesResu
 			}
 		}
 		const stateBytes = baseline.stateBytes ?? 0;
+		const held = await heldPerPage().catch((error: Error) => {
+			errors.push(`held per page: ${error.message}`);
+			return undefined;
+		});
 		return {
+			held,
 			rows,
 			pageSize,
 			heapMiB: options.heapMiB ?? 0,
@@ -156,6 +164,21 @@ export async function benchChanges(options: ChangesOptions): Promise<ChangesResu
 	}
 }
 
+/** bench/changesHeld.ts in a process of its own, with --expose-gc: what a poll holds per page of new rows. */
+function heldPerPage(): Promise<HeldResult> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(__dirname, 'changesHeld.ts'), '60', '300'], { stdio: ['ignore', 'pipe', 'inherit'] });
+		let out = '';
+		child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+		child.on('error', reject);
+		child.on('close', (code) => {
+			const line = out.trim().split('\n').pop() ?? '';
+			if (code !== 0 || !line.startsWith('{')) return reject(new Error(`exited ${code}: ${out.slice(0, 200)}`));
+			resolve(JSON.parse(line) as HeldResult);
+		});
+	});
+}
+
 /** The lines `npm run bench` prints for item 5. */
 export function changesLines(result: ChangesResult): string[] {
 	const ms = (list: PollBenchOutput[]) => list.map((r) => Math.round(r.ms)).join(', ');
@@ -167,6 +190,12 @@ export function changesLines(result: ChangesResult): string[] {
 		`  poll / file: ${(result.medianUnchangedMs / result.medianFileMs).toFixed(2)}x the time; baseline poll ${Math.round(result.baseline.ms)} ms; process floor ${result.idle.maxRssMiB.toFixed(0)} MiB`,
 		`  state: ${result.stateBytes.toLocaleString('en')} bytes of static data, ${result.stateBytesPerRow.toFixed(1)} bytes a company`,
 	];
+	const held = result.held;
+	if (held !== undefined) {
+		lines.push(
+			`  new rows on every page (an endless cursor after the baseline): ${held.heldPerPageKiB} KiB live heap held per page of ${(held.pageBytes / 1024).toFixed(1)} KiB read (${(held.heldPerPageKiB * 1024 / held.pageBytes).toFixed(1)}x), ${held.heldPerRowBytes} bytes a row (${held.rowsPerPage} rows a page, pages 5 to ${held.pages})`,
+		);
+	}
 	for (const error of result.errors) lines.push(`  error: ${error}`);
 	return lines;
 }
