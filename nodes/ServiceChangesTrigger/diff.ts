@@ -12,6 +12,7 @@
  */
 import type { Change, ChangeKind, ExportName, Row } from './keys';
 import { canonical, ChangesError, fingerprint, keepsRows, keyColumns, keyOf, rowOf } from './keys';
+import { HeldChanges } from './heldChanges';
 import type { ExportState } from './state';
 import { MET, rekey, sameRowText, storedValues } from './state';
 
@@ -29,10 +30,8 @@ export type Page = { header: string[]; cells: string[][] } | { header?: undefine
  */
 export class ExportReading {
 	private readonly next: ExportState;
-	/** The changes to emit, held as text (a row object is built only in `finish`). */
-	private readonly kept: Held[] = [];
-	/** This page's held changes whose row text is in `pageTexts` (placed in `texts` at the page's end). */
-	private pageHeld: Held[] = [];
+	/** The changes to emit, held by where their row's text is (a row object is built only in `finish`). */
+	private readonly kept = new HeldChanges();
 	/** Characters of the next state's row texts so far (`stateChars`). */
 	private textChars = 0;
 	private readonly keeps: boolean;
@@ -130,21 +129,8 @@ export class ExportReading {
 
 	private endPage(): void {
 		if (this.pageTexts.length === 0) return;
-		if (this.pageHeld.length > 0) {
-			// Each held row's text is where the page's joined text has it: held once, not twice.
-			const starts: number[] = [];
-			let offset = 0;
-			for (const text of this.pageTexts) {
-				starts.push(offset);
-				offset += text.length + 1;
-			}
-			for (const held of this.pageHeld) {
-				held.start = starts[held.at];
-				held.end = held.start + this.pageTexts[held.at].length;
-				held.at = this.texts.length;
-			}
-			this.pageHeld = [];
-		}
+		// Each held row's text is where the page's joined text has it: held once, not twice.
+		this.kept.placePage(this.pageTexts, this.texts.length);
 		this.texts.push(this.pageTexts.join(','));
 		this.pageTexts = [];
 	}
@@ -154,9 +140,7 @@ export class ExportReading {
 		const text = JSON.stringify(values);
 		this.textChars += text.length + 1;
 		if (kind !== undefined) {
-			const held: Held = { change: kind, key, at: this.pageTexts.length, start: 0, end: 0, row, previous };
-			this.kept.push(held);
-			this.pageHeld.push(held);
+			this.kept.add(kind, key, this.pageTexts.length, { row, previous });
 		}
 		this.pageTexts.push(text);
 	}
@@ -251,19 +235,18 @@ export class ExportReading {
 		this.next.seen.add(seen);
 		const isNew = this.earlier === undefined || !this.earlier.seen.has(seen);
 		// Held as JSON text (a parsed row's objects cost several times its text), parsed again in `finish`.
-		if (isNew && this.emit.has('added')) this.kept.push({ change: 'added', key: ownCopy(key), at: -1, start: 0, end: 0, json: JSON.stringify(row) });
+		if (isNew && this.emit.has('added')) this.kept.add('added', ownCopy(key), -1, { json: JSON.stringify(row) });
 	}
 
 	/** The export was read whole: the changes in order (added and changed as read, then removed) and the next state. */
 	finish(): { changes: Change[]; state: ExportState } {
 		this.endPage();
-		const changes = this.kept.map((held) => this.changeOf(held));
+		const changes = this.kept.changes(this.texts, this.header);
 		if (this.keeps && this.earlier !== undefined && this.emit.has('removed')) {
 			for (const [key, start] of this.earlier.rows) {
 				if (start !== MET) changes.push({ change: 'removed', key, row: rowOf(this.earlier.columns, storedValues(this.earlier.text, start)) });
 			}
 		}
-		this.kept.length = 0;
 		if (!this.keeps) return { changes, state: this.next };
 		// Every earlier row again, unchanged and in order (the common poll): the earlier text as it is.
 		if (this.inOrder && this.inOrderEnd === this.earlier!.text.length) this.next.text = this.earlier!.text;
@@ -273,32 +256,6 @@ export class ExportReading {
 		}
 		return { changes, state: this.next };
 	}
-
-	/** A held change as emitted: its row read back from the text it was held as (or as given). */
-	private changeOf(held: Held): Change {
-		let row = held.row;
-		if (row === undefined && held.json !== undefined) row = asRow(JSON.parse(held.json));
-		row ??= rowOf(this.header!, JSON.parse(this.texts[held.at].slice(held.start, held.end)) as unknown[]);
-		const change: Change = { change: held.change, key: held.key, row };
-		if (held.previous !== undefined) change.previous = held.previous;
-		return change;
-	}
-}
-
-/**
- * A change until the export is read whole: its row as the value list's text in the next state's
- * texts (`at`, `start`, `end`), or as JSON text (`json`, new-only exports), or the row object the
- * caller gave (`row`).
- */
-interface Held {
-	change: ChangeKind;
-	key: string;
-	at: number;
-	start: number;
-	end: number;
-	row?: Row;
-	json?: string;
-	previous?: Row;
 }
 
 /** Characters a new-only export's state keeps per row: 16 of fingerprint, 2 quotes, a comma. */
@@ -307,11 +264,6 @@ const SEEN_CHARS = 19;
 /** A copy of `text` that does not point into a larger string (V8 slices share their parent's characters). */
 function ownCopy(text: string): string {
 	return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
-}
-
-/** A parsed JSON value as a row (a list or a value alone in `value`), as readPages reads JSON rows. */
-function asRow(value: unknown): Row {
-	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : { value };
 }
 
 const sameKey = (a: readonly string[] | null, b: readonly string[] | null) =>
