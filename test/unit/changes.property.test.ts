@@ -2,6 +2,7 @@ import fc from 'fast-check';
 
 import type { Change, ChangeKind, Row } from '../../nodes/ServiceChangesTrigger/keys';
 import { CHANGE_KINDS } from '../../nodes/ServiceChangesTrigger/keys';
+import type { PollLimits } from '../../nodes/ServiceChangesTrigger/limits';
 import type { ExportSource, PollOptions } from '../../nodes/ServiceChangesTrigger/readPages';
 import { pollExport } from '../../nodes/ServiceChangesTrigger/readPages';
 import type { StoredState } from '../../nodes/ServiceChangesTrigger/state';
@@ -30,7 +31,7 @@ interface Portfolio {
 	rows: Row[];
 }
 
-type Fault = { kind: 'none' } | { kind: 'fetch' | 'unreadable' | 'duplicate'; page: number } | { kind: 'maxPages' };
+type Fault = { kind: 'none' } | { kind: 'fetch' | 'unreadable' | 'duplicate'; page: number } | { kind: 'maxPages' | 'maxRows' | 'maxPollTime' | 'maxStateSize' };
 
 interface Poll {
 	portfolio: Portfolio;
@@ -66,7 +67,23 @@ const fault: fc.Arbitrary<Fault> = fc.oneof(
 	{ weight: 3, arbitrary: fc.constant<Fault>({ kind: 'none' }) },
 	fc.record({ kind: fc.constantFrom<'fetch' | 'unreadable' | 'duplicate'>('fetch', 'unreadable', 'duplicate'), page: fc.nat(4) }),
 	fc.constant<Fault>({ kind: 'maxPages' }),
+	// The trigger's own bounds (limits.ts): one row short of the export, no time at all, less than an empty state.
+	fc.constantFrom<Fault>({ kind: 'maxRows' }, { kind: 'maxPollTime' }, { kind: 'maxStateSize' }),
 );
+
+/** The Options' bounds for a poll with fault `f` over `rows` rows: generous unless the fault is one of them. */
+function limitsFor(f: Fault, rows: number): PollLimits {
+	let clock = 0;
+	return {
+		maxRows: f.kind === 'maxRows' ? Math.max(rows - 1, 0) : 1e9,
+		maxPollMs: f.kind === 'maxPollTime' ? 0 : 1e9,
+		maxStateBytes: f.kind === 'maxStateSize' ? 1 : 1e12,
+		now: () => (clock += 1),
+	};
+}
+
+/** The Option a bound's error names. */
+const NAMED: Partial<Record<Fault['kind'], string>> = { maxRows: "this trigger's Max Rows", maxPollTime: "this trigger's Max Poll Time", maxStateSize: 'above its Max State Size' };
 
 const pollOf = (keyColumn: string): fc.Arbitrary<Poll> => fc.record({
 	portfolio: portfolioOf(keyColumn),
@@ -86,7 +103,24 @@ function serviceSource(state: Portfolio, f: Fault, requests: PageRequest[]): { s
 	const rows = [...state.rows];
 	const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
 	// A fault on a page the export does not have, or a KE twice in an empty portfolio, is no fault.
-	const faulty = f.kind === 'maxPages' ? pages > 1 : f.kind === 'none' ? false : f.kind === 'duplicate' ? rows.length > 0 && f.page < pages : f.page < pages;
+	const faulty = ((): boolean => {
+		switch (f.kind) {
+			case 'none':
+				return false;
+			case 'maxPages':
+				return pages > 1;
+			case 'maxRows':
+				return rows.length > 0;
+			case 'maxPollTime':
+			case 'maxStateSize':
+				// No time at all; 1 byte, less than even an empty export's state (`[]`).
+				return true;
+			case 'duplicate':
+				return rows.length > 0 && f.page < pages;
+			default:
+				return f.page < pages;
+		}
+	})();
 	const source: ExportSource = {
 		fetchPage: async (request: PageRequest): Promise<PageAnswer<unknown>> => {
 			requests.push(request);
@@ -173,7 +207,7 @@ describe('Service Changes Trigger: changes of the portfolio and invitations over
 						state = drawn;
 						const requests: PageRequest[] = [];
 						const { source, faulty } = serviceSource(state, f, requests);
-						const options: PollOptions = { export: name, window: undefined, changes: new Set(kinds), emitCurrentRows };
+						const options: PollOptions = { export: name, window: undefined, changes: new Set(kinds), emitCurrentRows, limits: limitsFor(f, state.rows.length) };
 						const before = JSON.stringify(stored);
 						let result: Awaited<ReturnType<typeof pollExport>> | undefined;
 						let error: unknown;
@@ -186,6 +220,7 @@ describe('Service Changes Trigger: changes of the portfolio and invitations over
 							// Nothing emitted (the poll threw), and the stored state it was handed is untouched.
 							expect(result).toBeUndefined();
 							expect(String(error)).toMatch(/^Error: poll failed: /);
+							if (NAMED[f.kind] !== undefined) expect(String(error)).toContain(NAMED[f.kind]);
 							expect(JSON.stringify(stored)).toBe(before);
 							continue;
 						}
