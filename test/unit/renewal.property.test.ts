@@ -161,9 +161,7 @@ describe('renewal under simultaneous deliveries, in two webhook processes (queue
 		(() => {
 			let copy: { renewEndpoint: typeof renewEndpoint; renewalAttempts: typeof renewalAttempts; heldSecrets: typeof heldSecrets } | undefined;
 			jest.isolateModules(() => {
-				// eslint-disable-next-line @typescript-eslint/no-require-imports
 				const renewal = require('../../nodes/ServiceTrigger/lifecycle/renewal') as typeof import('../../nodes/ServiceTrigger/lifecycle/renewal');
-				// eslint-disable-next-line @typescript-eslint/no-require-imports
 				const held = require('../../nodes/ServiceTrigger/verify/heldSecrets') as typeof import('../../nodes/ServiceTrigger/verify/heldSecrets');
 				copy = { renewEndpoint: renewal.renewEndpoint, renewalAttempts: renewal.renewalAttempts, heldSecrets: held.heldSecrets };
 			});
