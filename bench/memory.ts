@@ -1,8 +1,9 @@
 /**
  * Item 6: memory under concurrency, in one real n8n. N things at once, each point measured as the
  * peak over what n8n held just before (RSS of n8n and its task runner read from /proc every 20 ms,
- * and n8n's V8 heap in use from its own Prometheus metrics, N8N_METRICS), beside n8n alone doing
- * the same amount with stock nodes:
+ * and n8n's V8 heap in use), beside n8n alone doing
+ * the same amount with stock nodes. Before each point n8n's garbage is collected (through its inspector), so
+ * "before" is what n8n holds live, and the heap is read from V8 itself (Runtime.getHeapUsage) every 20 ms:
  *   - deliveries: N signed deliveries of B bytes at once to the Service Trigger, and the same bodies to a
  *     stock Webhook node (no verification);
  *   - exports: N executions at once of Portfolio > Get Many (items, and one CSV file), each started by a
@@ -13,6 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 
+import { freePort } from '../test/e2e/free-port';
 import { startN8n, type N8n } from '../test/e2e/n8n';
 import { waitFor } from '../test/e2e/wait-for';
 import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecret';
@@ -50,6 +52,9 @@ export interface MemoryPoint {
 	/** The most held while it ran, above `before`, MiB. */
 	peakRssAboveMiB: number;
 	peakHeapAboveMiB: number;
+	/** The most held while it ran, MiB. */
+	peakRssMiB: number;
+	peakHeapMiB: number;
 	/** Executions that finished successfully, of n. */
 	succeeded: number;
 	seconds: number;
@@ -68,20 +73,24 @@ const SAMPLE_MS = 20;
 export async function benchMemory(options: MemoryOptions): Promise<MemoryResult> {
 	const sandbox = await startBenchSandbox({ seed: 'empty', portfolioRows: Math.max(options.exportRows, PORTFOLIO_COMPANIES), pageSize: options.pageSize }, false);
 	let n8n: N8n | undefined;
+	let v8: Inspector | undefined;
 	const points: MemoryPoint[] = [];
 	const errors: string[] = [];
 	try {
+		const inspectPort = await freePort();
 		n8n = await startN8n({
 			trustedCas: [sandbox.ca],
 			communityPackages: [options.tarball],
-			env: { N8N_METRICS: 'true', N8N_METRICS_INCLUDE_DEFAULT_METRICS: 'true', EXECUTIONS_DATA_PRUNE: 'false' },
+			// The inspector on loopback only, to collect garbage before each point and read the heap.
+			env: { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}`, EXECUTIONS_DATA_PRUNE: 'false' },
 		});
 		await n8n.importCredentials([
 			{ ...TRIGGER_CREDENTIAL, type: 'serviceApi', data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader } },
 			...benchCredentials(sandbox.baseUrl, sandbox.tokens.reader),
 		]);
 		const pid = n8nPid(n8n.port);
-		const metrics = metricsReader(n8n);
+		v8 = await openInspector(inspectPort);
+		const metrics = v8.heapUsedMiB;
 		await warmPortfolio(sandbox.baseUrl, sandbox.tokens.reader, sandbox.ca);
 
 		// Deliveries: the Service Trigger as added, and a stock Webhook node.
@@ -109,7 +118,7 @@ export async function benchMemory(options: MemoryOptions): Promise<MemoryResult>
 
 		// workflowIds: count their finished executions; none: the webhook answers when its execution ends (lastNode).
 		const measure = async (scenario: MemoryPoint['scenario'], variant: string, n: number, size: number, workflowIds: string[] | undefined, start: () => Promise<number>) => {
-			const before = await quietNow(pid, metrics);
+			const before = await quietNow(pid, v8!);
 			const counted = workflowIds ? await finishedCounts(n8n!, workflowIds) : { finished: 0, succeeded: 0 };
 			const peak = { rss: before.rss, heap: before.heap };
 			let sampling = true;
@@ -123,6 +132,7 @@ export async function benchMemory(options: MemoryOptions): Promise<MemoryResult>
 				while (sampling) {
 					const heap = await metrics().catch(() => undefined);
 					if (heap !== undefined) peak.heap = Math.max(peak.heap, heap);
+					await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
 				}
 			})();
 			const started = Date.now();
@@ -151,6 +161,7 @@ export async function benchMemory(options: MemoryOptions): Promise<MemoryResult>
 				scenario, variant, n, size,
 				beforeRssMiB: round(before.rss), beforeHeapMiB: round(before.heap),
 				peakRssAboveMiB: round(peak.rss - before.rss), peakHeapAboveMiB: round(peak.heap - before.heap),
+				peakRssMiB: round(peak.rss), peakHeapMiB: round(peak.heap),
 				succeeded, seconds: round((Date.now() - started) / 1000),
 			};
 			points.push(point);
@@ -204,6 +215,7 @@ export async function benchMemory(options: MemoryOptions): Promise<MemoryResult>
 			}
 		}
 	} finally {
+		v8?.close();
 		await n8n?.stop();
 		await sandbox.close();
 	}
@@ -212,11 +224,11 @@ export async function benchMemory(options: MemoryOptions): Promise<MemoryResult>
 
 /** Lines for the console and docs/performance.md. */
 export function memoryLines(result: MemoryResult): string[] {
-	const lines = ['Memory under concurrency (peak above what n8n held just before; RSS of n8n and its task runner, V8 heap in use):', ''];
+	const lines = ['Memory under concurrency: the peak above what n8n held live just before (garbage collected), RSS of n8n and its task runner and n8n\'s V8 heap in use; in brackets the peak itself.', ''];
 	lines.push('| scenario | variant | at once | size | peak RSS above | peak heap above | succeeded |', '|---|---|---:|---:|---:|---:|---:|');
 	for (const p of result.points) {
 		const size = p.scenario === 'exports' ? `${p.size.toLocaleString('en')} rows` : `${Math.round(p.size / 1024).toLocaleString('en')} KiB`;
-		lines.push(`| ${p.scenario} | ${p.variant} | ${p.n} | ${size} | ${p.peakRssAboveMiB} MiB | ${p.peakHeapAboveMiB} MiB | ${p.succeeded}/${p.n} |`);
+		lines.push(`| ${p.scenario} | ${p.variant} | ${p.n} | ${size} | ${p.peakRssAboveMiB} MiB (${p.peakRssMiB}) | ${p.peakHeapAboveMiB} MiB (${p.peakHeapMiB}) | ${p.succeeded}/${p.n} |`);
 	}
 	for (const error of result.errors) lines.push(`- error: ${error}`);
 	return lines;
@@ -238,26 +250,55 @@ function ratiosOf(points: MemoryPoint[]): MemoryResult['ratios'] {
 	return ratios;
 }
 
-/** n8n's V8 heap in use (MiB) from its /metrics endpoint (prom-client's nodejs_heap_size_used_bytes). */
-function metricsReader(n8n: N8n): () => Promise<number> {
-	const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: n8n.ca });
-	return () =>
-		new Promise((resolve, reject) => {
-			const req = request(`${n8n.url}/metrics`, { agent, timeout: 5_000 }, (res) => {
-				const chunks: Buffer[] = [];
-				res.on('data', (chunk: Buffer) => chunks.push(chunk));
-				res.on('end', () => {
-					const text = Buffer.concat(chunks).toString('utf8');
-					const line = text.split('\n').find((each) => each.startsWith('n8n_nodejs_heap_size_used_bytes ') || each.startsWith('nodejs_heap_size_used_bytes '));
-					if (!line) return reject(new Error(`n8n's /metrics has no nodejs_heap_size_used_bytes (status ${res.statusCode})`));
-					resolve(Number(line.slice(line.indexOf(' ') + 1)) / 2 ** 20);
-				});
-				res.on('error', reject);
+interface Inspector {
+	/** Collects n8n's garbage (a full GC). */
+	gc(): Promise<void>;
+	/** n8n's V8 heap in use, MiB. */
+	heapUsedMiB(): Promise<number>;
+	close(): void;
+}
+
+/** n8n's main process through its inspector (Chrome DevTools Protocol over a WebSocket on loopback). */
+async function openInspector(port: number): Promise<Inspector> {
+	const targets = await waitFor(
+		async () => {
+			const answer = await fetch(`http://127.0.0.1:${port}/json/list`).catch(() => undefined);
+			return answer?.ok ? ((await answer.json()) as Array<{ webSocketDebuggerUrl: string }>) : undefined;
+		},
+		{ what: `n8n's inspector on port ${port}`, timeoutMs: 30_000 },
+	);
+	const socket = new WebSocket(targets[0].webSocketDebuggerUrl);
+	await new Promise<void>((resolve, reject) => {
+		socket.addEventListener('open', () => resolve(), { once: true });
+		socket.addEventListener('error', () => reject(new Error("could not connect to n8n's inspector")), { once: true });
+	});
+	let next = 1;
+	const waiting = new Map<number, (result: Record<string, unknown>) => void>();
+	socket.addEventListener('message', (event) => {
+		const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown> };
+		if (message.id !== undefined) waiting.get(message.id)?.(message.result ?? {});
+		if (message.id !== undefined) waiting.delete(message.id);
+	});
+	const call = (method: string) =>
+		new Promise<Record<string, unknown>>((resolve, reject) => {
+			const id = next++;
+			const timer = setTimeout(() => {
+				waiting.delete(id);
+				reject(new Error(`${method}: no answer from n8n's inspector within 60 s`));
+			}, 60_000);
+			waiting.set(id, (result) => {
+				clearTimeout(timer);
+				resolve(result);
 			});
-			req.on('timeout', () => req.destroy(new Error('no /metrics answer within 5 s')));
-			req.on('error', reject);
-			req.end();
+			socket.send(JSON.stringify({ id, method }));
 		});
+	return {
+		gc: async () => {
+			await call('HeapProfiler.collectGarbage');
+		},
+		heapUsedMiB: async () => Number((await call('Runtime.getHeapUsage')).usedSize) / 2 ** 20,
+		close: () => socket.close(),
+	};
 }
 
 /** RSS of n8n and its descendants (the task runner), MiB. */
@@ -265,10 +306,12 @@ function treeRss(pid: number): number {
 	return [pid, ...descendants(pid)].reduce((sum, each) => sum + rssMiB(each), 0);
 }
 
-/** What n8n holds once it has been quiet for a moment (after the last point's work). */
-async function quietNow(pid: number, metrics: () => Promise<number>): Promise<{ rss: number; heap: number }> {
+/** What n8n holds live once it has been quiet for a moment and its garbage collected. */
+async function quietNow(pid: number, v8: Inspector): Promise<{ rss: number; heap: number }> {
 	await new Promise((resolve) => setTimeout(resolve, 2_000));
-	return { rss: treeRss(pid), heap: await metrics() };
+	await v8.gc();
+	await new Promise((resolve) => setTimeout(resolve, 500));
+	return { rss: treeRss(pid), heap: await v8.heapUsedMiB() };
 }
 
 async function finishedCounts(n8n: N8n, workflowIds: string[]): Promise<{ finished: number; succeeded: number }> {
