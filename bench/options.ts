@@ -9,9 +9,10 @@
  *   npm run bench -- --only trigger --no-legacy-engine   item 3 with n8n as installed only (no second n8n)
  *   npm run bench -- --only trigger --sandbox-in-process  item 3 with the sandbox inside the timing process (the method before 2026-11-25)
  *   npm run bench -- --only changes --out bench/tmp/changes.json   item 5: one unchanged poll of the Changes Trigger against one file
+ *   npm run bench -- --only memory --quick   item 6: peak memory with N deliveries, exports or alerts at once
  */
-export type Section = 'verifier' | 'limit' | 'export' | 'trigger' | 'changes';
-export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger', 'changes'];
+export type Section = 'verifier' | 'limit' | 'export' | 'trigger' | 'changes' | 'memory';
+export const sections: readonly Section[] = ['verifier', 'limit', 'export', 'trigger', 'changes', 'memory'];
 
 export interface BenchOptions {
 	quick: boolean;
@@ -44,6 +45,11 @@ export interface BenchOptions {
 	changesRows: number;
 	/** Item 5: each measured process runs with --max-old-space-size of this many MiB (0: Node's default). */
 	changesHeapMiB: number;
+	/** Item 6: how many at once, delivery body sizes (bytes), rows per export, triggers with Add Company Details. */
+	memoryConcurrencies: number[];
+	memoryBodySizes: number[];
+	memoryRows: number;
+	memoryTriggers: number;
 }
 
 const defaults: BenchOptions = {
@@ -68,6 +74,10 @@ const defaults: BenchOptions = {
 	sandboxInProcess: false,
 	changesRows: 100_000,
 	changesHeapMiB: 0,
+	memoryConcurrencies: [1, 8, 32],
+	memoryBodySizes: [16_384, 1_048_576],
+	memoryRows: 100_000,
+	memoryTriggers: 3,
 };
 
 const quick: Partial<BenchOptions> = {
@@ -78,6 +88,9 @@ const quick: Partial<BenchOptions> = {
 	triggerDeliveries: 500,
 	triggerRounds: 1,
 	out: 'bench/tmp/results-quick.json',
+	memoryConcurrencies: [1, 8],
+	memoryRows: 20_000,
+	memoryTriggers: 2,
 };
 
 /** The flags that set one number, and the option each sets. */
@@ -92,6 +105,8 @@ const numberFlags = new Map<string, NumberOption>([
 	['--rss-limit-mib', 'rssLimitMiB'],
 	['--changes-rows', 'changesRows'],
 	['--changes-heap-mib', 'changesHeapMiB'],
+	['--memory-rows', 'memoryRows'],
+	['--memory-triggers', 'memoryTriggers'],
 ]);
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -136,6 +151,12 @@ export function parseOptions(argv: string[]): BenchOptions {
 				break;
 			case '--sizes':
 				options.sizes = take().split(',').map((size) => number(flag, size));
+				break;
+			case '--memory-at-once':
+				options.memoryConcurrencies = take().split(',').map((n) => number(flag, n));
+				break;
+			case '--memory-body-sizes':
+				options.memoryBodySizes = take().split(',').map((n) => number(flag, n));
 				break;
 			case '--out':
 				options.out = take();

@@ -8,6 +8,7 @@ import { basename, join } from 'node:path';
 import type { LimitResult } from './limit';
 import type { MachineInfo } from './machine';
 import type { ChangesResult } from './changes';
+import type { MemoryResult } from './memory';
 import type { BenchOptions, Section } from './options';
 import type { TriggerResult } from './trigger';
 import type { VariantResult } from './exports';
@@ -59,6 +60,8 @@ export interface BenchResults {
 	triggerLegacyEngine?: TriggerResult;
 	/** Item 5, one unchanged poll of the Service Changes Trigger against the same export as one file. */
 	changes?: ChangesResult;
+	/** Item 6: memory with N deliveries, exports or alerts at once. */
+	memory?: MemoryResult;
 	targets: TargetCheck[];
 	errors: string[];
 	/** What a --merge run kept from the earlier results within a section it measured (e.g. export sizes not re-run). */

@@ -22,6 +22,7 @@ import { benchChanges, changesLines } from './changes';
 import { benchExportSize } from './exports';
 import { benchCredentials, exportWorkflow, type ExportVariant } from './exportWorkflows';
 import { benchLimit } from './limit';
+import { benchMemory, memoryLines } from './memory';
 import { machineInfo, roundedLoad } from './machine';
 import { parseOptions, sections, type BenchOptions, type Section } from './options';
 import { judgeTargets, renderTable, renderTableBlock, TABLE_BLOCK_END, TABLE_BLOCK_START } from './report';
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
 	}
 
 	let tarball: string | undefined;
-	if (wants('export') || wants('trigger')) {
+	if (wants('export') || wants('trigger') || wants('memory')) {
 		await attempt('packing the package', async () => {
 			results.n8nVersion = (await n8nInstall()).version;
 			tarball = await packPackage(repoRoot, join(workDir, 'pack'));
@@ -131,6 +132,22 @@ async function main(): Promise<void> {
 		});
 	}
 
+	if (wants('memory') && tarball) {
+		await attempt('memory', async () => {
+			log('bench: item 6, memory with deliveries, exports and alerts at once');
+			results.memory = await benchMemory({
+				tarball: tarball!,
+				concurrencies: options.memoryConcurrencies,
+				bodySizes: options.memoryBodySizes,
+				exportRows: options.memoryRows,
+				pageSize: options.pageSize,
+				companyTriggers: options.memoryTriggers,
+				log,
+			});
+			for (const error of results.memory.errors) results.errors.push(`memory: ${error}`);
+		});
+	}
+
 	results.machine.loadAtEnd = roundedLoad();
 	results.loads = Object.fromEntries(options.only.map((section) => [section, { start: results.machine.loadAtStart, end: results.machine.loadAtEnd }]));
 	const out = resolve(repoRoot, options.out);
@@ -147,6 +164,7 @@ async function main(): Promise<void> {
 
 	console.log(table);
 	if (results.changes) console.log(`\n${changesLines(results.changes).join('\n')}`);
+	if (results.memory) console.log(`\n${memoryLines(results.memory).join('\n')}`);
 	console.log('');
 	for (const target of targets) console.log(`- ${target.target}: ${target.words}`);
 	for (const error of results.errors) console.log(`- error: ${error}`);
@@ -231,6 +249,7 @@ const sectionKeys: Record<Section, ReadonlyArray<keyof Measured>> = {
 	export: ['exports', 'baseline'],
 	trigger: ['trigger', 'triggerLegacyEngine'],
 	changes: ['changes'],
+	memory: ['memory'],
 };
 
 /**
