@@ -45,7 +45,12 @@ export interface Dialect {
 	answer(method: string, path: string, body: unknown): unknown;
 	/** The JSON types of event body values, and whether bodies carry more than the spec's five fields. */
 	eventValues: EventValues;
+	/** How the record and the audit pack are handed over: by their route, or by a redirect to the object store (objectStore.ts). */
+	downloads: Downloads;
 }
+
+/** A file served by its route, or by a redirect (`status`) to a pre-signed URL that redirects `hops` more times inside the store. */
+export type Downloads = { via: 'direct' } | { via: 'objectStore'; status: 301 | 302 | 303 | 307 | 308; hops: number };
 
 export interface EventValues {
 	alertId: 'text' | 'integer';
@@ -77,6 +82,7 @@ export const defaultDialect: Dialect = {
 	errorBody: (_status, code, message) => ({ error: { code, message } }),
 	answer: (_method, _path, body) => body,
 	eventValues: defaultEventValues,
+	downloads: { via: 'direct' },
 };
 
 type Fields = Record<string, unknown>;
@@ -114,6 +120,8 @@ export const altDialect: Dialect = {
 	// Integer alert ids and more fields than the spec's five (numeric severities and Unix times are drawn by
 	// the dialect property only: the examples' chat messages, checked end to end, word severity as text).
 	eventValues: { alertId: 'integer', severity: 'text', occurredAt: 'iso', extraFields: 'extra' },
+	// Files from an object store on another origin, through a 307 and one more redirect there.
+	downloads: { via: 'objectStore', status: 307, hops: 1 },
 	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
 	request: {
 		names: {
