@@ -17,7 +17,7 @@ import { discardBody } from './body';
 import { describeServiceError, readErrorBody } from './errors';
 import type { RequestScope, SentRequest } from './requestNames';
 import { conceptLabel, errorBodyWords, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
-import { DownloadRedirectProblem, followDownload, isFollowedRedirect } from './redirects';
+import { followDownload, isFollowedRedirect } from './redirects';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
@@ -151,13 +151,13 @@ export async function serviceRequest<T = unknown>(
 					answer.statusCode,
 				);
 			}
-			try {
-				const hops = { from: `${settings.baseUrl}${call.path}`, accept: '*/*', deadline, holdsToken: (text: string) => settings.redact(text) !== text };
-				({ answer, host: fileHost } = await followDownload.call(this, answer, hops));
-			} catch (error) {
-				if (!(error instanceof DownloadRedirectProblem)) throw error;
-				throw fail(error.message, error.description, error.timeout ? { timeout: true } : {}, error.status);
+			const hops = { from: `${settings.baseUrl}${call.path}`, accept: '*/*', deadline, holdsToken: (text: string) => settings.redact(text) !== text };
+			const followed = await followDownload.call(this, answer, hops);
+			if ('problem' in followed) {
+				const { message, description, status, timeout } = followed.problem;
+				throw fail(message, description, timeout ? { timeout: true } : {}, status);
 			}
+			({ answer, host: fileHost } = followed);
 		}
 		const { statusCode } = answer;
 		const ok = statusCode >= 200 && statusCode < 300;
