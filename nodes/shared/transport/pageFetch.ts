@@ -1,4 +1,7 @@
+import { listFromBody } from '../answerShape';
+import { pageFailed } from '../pageErrors';
 import type { PageAnswer, PageRequest, PagingOptions } from '../paging';
+import { cursorPages } from '../paging';
 import { headerValue } from './answer';
 import type { ServiceCall, ServiceContext } from './serviceRequest';
 import { serviceRequest } from './serviceRequest';
@@ -37,4 +40,45 @@ export function pageFetcher<T>(
 		const answer = await serviceRequest.call(this, { method: 'GET', path, qs: request.qs, response, names: 'export' }, { itemIndex, settings });
 		return { content: answer.body as T, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
 	};
+}
+
+/** A JSON list route read whole (the event catalogue), and how its failures are named. */
+export interface ListRoute {
+	path: string;
+	/** As errors name it, e.g. "event catalogue". */
+	label: string;
+	/** The field that names an entry, for finding the list in an answer (answerShape.ts). */
+	keyName: string;
+}
+
+/** GET /v1/reader/webhooks/catalogue: the event types, `event_type` naming each. */
+export const CATALOGUE: ListRoute = { path: '/v1/reader/webhooks/catalogue', label: 'event catalogue', keyName: 'event_type' };
+
+/**
+ * Every entry of a JSON list route, page after page while X-Service-Next-Cursor is sent (the spec's
+ * paging rule applies to any list), under the credential's Cursor Parameter, Page Size and Max Pages as
+ * exports are. A page that fails is an error naming the page (pageErrors.ts), never a short list.
+ */
+export async function wholeList(
+	this: ServiceContext,
+	route: ListRoute,
+	run: { settings: ServiceSettings; itemIndex?: number; maxAttempts?: number; onPage?: (page: number) => void },
+): Promise<unknown[]> {
+	const { settings, itemIndex, maxAttempts, onPage } = run;
+	const entries: unknown[] = [];
+	let current: PageRequest | undefined;
+	const fetchPage = async (request: PageRequest): Promise<PageAnswer<unknown>> => {
+		current = request;
+		const answer = await serviceRequest.call(this, { method: 'GET', path: route.path, qs: request.qs }, { itemIndex, settings, maxAttempts });
+		return { content: answer.body, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
+	};
+	try {
+		for await (const page of cursorPages(fetchPage, exportPaging(settings, {}))) {
+			entries.push(...listFromBody(page.content, route.keyName));
+			onPage?.(page.request.page);
+		}
+	} catch (error) {
+		throw pageFailed.call(this, error, { spec: { label: route.label }, itemIndex }, current, entries.length);
+	}
+	return entries;
 }

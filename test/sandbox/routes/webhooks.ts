@@ -31,7 +31,17 @@ export const webhookRoutes: Route[] = [
 		method: 'GET',
 		pattern: /^\/v1\/reader\/webhooks\/catalogue$/,
 		access: 'reader',
-		handler: (ctx) => sendJson(ctx.res, 200, catalogueResponse()),
+		handler: (ctx) => {
+			const { data } = catalogueResponse();
+			const perPage = Number(ctx.url.searchParams.get('page_size') ?? '') || ctx.sandbox.dialect.cataloguePageSize;
+			if (perPage <= 0) return sendJson(ctx.res, 200, { data });
+			// Paged as any list may be (spec section 4): the cursor is the offset of the page's first entry.
+			const cursor = ctx.url.searchParams.get('cursor');
+			const offset = cursor === null ? 0 : Number(/^cat-(\d{1,6})$/.exec(cursor)?.[1] ?? Number.NaN);
+			if (!Number.isInteger(offset) || offset >= data.length) throw new HttpError(400, 'invalid_cursor', `The cursor "${cursor}" is not one this catalogue gave.`);
+			const end = offset + perPage;
+			sendJson(ctx.res, 200, { data: data.slice(offset, end) }, end < data.length ? { 'X-Service-Next-Cursor': `cat-${end}` } : {});
+		},
 	},
 	{
 		method: 'POST',
