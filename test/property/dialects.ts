@@ -94,9 +94,9 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
 		values: eventValues,
 		downloads,
-		cataloguePageSize: fc.constantFrom(0, 1, 4, 7),
+		listPageSize: fc.constantFrom(0, 1, 4, 7),
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, cataloguePageSize }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize }) => ({
 		...base,
 		csv,
 		answers,
@@ -106,7 +106,7 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		signatureSeparator,
 		eventValues: values,
 		downloads,
-		cataloguePageSize,
+		listPageSize,
 	}));
 
 /** The setting an error names, as the credential stores it, for a Service writing `csv`. */

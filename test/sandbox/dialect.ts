@@ -48,8 +48,8 @@ export interface Dialect {
 	eventValues: EventValues;
 	/** How the record and the audit pack are handed over: by their route, or by a redirect to the object store (objectStore.ts). */
 	downloads: Downloads;
-	/** Entries per page of the event catalogue (paged by X-Service-Next-Cursor, as any list may be); 0: all in one answer. */
-	cataloguePageSize: number;
+	/** Entries per page of the JSON lists that are not exports (the catalogue, the endpoint listing), paged by X-Service-Next-Cursor as any list may be; 0: all in one answer. */
+	listPageSize: number;
 }
 
 /** A file served by its route, or by a redirect (`status`) to a pre-signed URL that redirects `hops` more times inside the store. */
@@ -86,7 +86,7 @@ export const defaultDialect: Dialect = {
 	answer: (_method, _path, body) => body,
 	eventValues: defaultEventValues,
 	downloads: { via: 'direct' },
-	cataloguePageSize: 0,
+	listPageSize: 0,
 };
 
 type Fields = Record<string, unknown>;
@@ -126,8 +126,8 @@ export const altDialect: Dialect = {
 	eventValues: { alertId: 'integer', severity: 'text', occurredAt: 'iso', extraFields: 'extra' },
 	// Files from an object store on another origin, through a 307 and one more redirect there.
 	downloads: { via: 'objectStore', status: 307, hops: 1 },
-	// The catalogue in pages of 5 (three pages).
-	cataloguePageSize: 5,
+	// The catalogue and the endpoint listing in pages of 5.
+	listPageSize: 5,
 	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
 	request: {
 		names: {

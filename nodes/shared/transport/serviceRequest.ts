@@ -82,8 +82,9 @@ export async function getServiceSettings(this: ServiceContext, itemIndex = 0): P
 /**
  * One call to the Service, authenticated by the credential's `authenticate` function, retried with
  * backoff (honouring Retry-After) on 429, and for GET/PUT/DELETE also on 5xx and dropped
- * connections. Redirects are refused, except a download's, followed without credentials (redirects.ts); every wait is bounded by the Request Timeout and every
- * body read into memory by the Max Response Size; once the Service has answered, nothing is sent
+ * connections. Redirects are refused, except a download's, followed without credentials
+ * (redirects.ts); every wait is bounded by the Request Timeout and every body read into memory by
+ * the Max Response Size; once the Service has answered, nothing is sent
  * again. Failures become NodeApiError in plain words; the access token never appears in them.
  */
 export async function serviceRequest<T = unknown>(

@@ -8,7 +8,7 @@ import { useSandbox } from '../../sandbox/useSandbox';
 
 // Every list is paged (spec section 4's rule is general): Webhook > Get Catalogue reads every page of
 // the catalogue, under the credential's paging settings, and a page that fails fails the item naming it.
-const sandbox = useSandbox({ dialect: { ...dialectNamed(dialectFromEnvironment()), cataloguePageSize: 4 } });
+const sandbox = useSandbox({ dialect: { ...dialectNamed(dialectFromEnvironment()), listPageSize: 4 } });
 const CATALOGUE = '/v1/reader/webhooks/catalogue';
 const run = async (advanced: IDataObject = {}) =>
 	await runWorkflow(readerWorkflow({ resource: 'webhook', operation: 'getCatalogue' }), { credentials: { serviceApi: serviceApi(sandbox, { advanced }) } });
