@@ -128,7 +128,10 @@ describe('Service Reader on the alt dialect', () => {
 
 describe('Service Trigger on the alt dialect', () => {
 	test('lists the Service\'s own catalogue, registers, verifies a hex-secret base64-signed delivery, and deletes its endpoint', async () => {
+		// Its catalogue comes in pages under its own cursor parameter: without it, a loud error naming the setting.
 		setup.harness = setup.newHarness({ credentials: credentials({ signingKeyEncoding: 'hex', ...requestSettings(altDialect) }) });
+		await expect(setup.harness.loadOptions('getEvents')).rejects.toMatchObject({ description: expect.stringContaining('check Cursor Parameter under Advanced Settings') });
+		setup.harness = setup.newHarness({ credentials: credentials({ signingKeyEncoding: 'hex', cursorParameter: altDialect.cursorParameter, ...requestSettings(altDialect) }) });
 		const events = await setup.harness.loadOptions('getEvents');
 		expect(events.map((event) => event.value)).toContain('ledger_low');
 

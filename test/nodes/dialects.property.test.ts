@@ -159,7 +159,24 @@ describe('the Service Reader on generated Service dialects', () => {
 					);
 
 					// Check Copy: whatever form the key, digest and signature take, a genuine copy matches and a changed one does not.
+					// Record and audit pack byte for byte, also through a redirect to the object store, which never sees a credential.
 					const record = await reader({ resource: 'record', operation: 'get', ke: 'KE-1001' });
+					expect(record.error(READER)).toBeUndefined();
+					expect((await readBinary(record.output(READER)[0].binary?.data)).equals(sandbox.control.record('KE-1001').bytes)).toBe(true);
+					const pack = await reader({ resource: 'auditPack', operation: 'get', ke: 'KE-1001', packId: 'AP-1001-1' });
+					expect(pack.error(READER)).toBeUndefined();
+					const fetched = sandbox.objectStore.requests();
+					const packBytes = await readBinary(pack.output(READER)[0].binary?.data);
+					if (drawn.downloads.via === 'direct') expect(fetched).toEqual([]);
+					else {
+						expect(fetched.map((r) => r.status)).toEqual([...Array<number>(drawn.downloads.hops).fill(307), 200, ...Array<number>(drawn.downloads.hops).fill(307), 200]);
+						expect(packBytes.equals(fetched[fetched.length - 1].served!)).toBe(true);
+						const tokens = Object.values(sandbox.tokens);
+						for (const request of fetched) {
+							expect([request.refused, request.headers.authorization, request.headers.cookie]).toEqual([undefined, undefined, undefined]);
+							expect(tokens.filter((token) => JSON.stringify(request.headers).includes(token))).toEqual([]);
+						}
+					}
 					const ks = sandbox.control.record('KE-1001').ks;
 					const verified = await reader({ resource: 'record', operation: 'verify', ks, checkCopy: true }, record.output(READER));
 					expect(verified.error(READER)).toBeUndefined();
@@ -192,6 +209,9 @@ describe('the Service Reader on generated Service dialects', () => {
 						await new TriggerHarness({ nodeType: new ServiceTrigger(), credentials: triggerCredentials, publicUrl: 'https://n8n.buyer.example' }).activate();
 					}
 					expect(mine()).toHaveLength(1);
+					// The Events list: every event type of the catalogue, however many pages it comes in.
+					const events = await new TriggerHarness({ nodeType: new ServiceTrigger(), credentials: triggerCredentials, publicUrl: 'https://n8n.buyer.example' }).loadOptions('getEvents');
+					expect(events.map((event) => event.value)).toEqual(expect.arrayContaining(eventCatalogue.map((event) => event.event_type)));
 					const forgetful = new TriggerHarness({ nodeType: new ServiceTrigger(), credentials: triggerCredentials, publicUrl: 'https://n8n.buyer.example' });
 					await forgetful.activate();
 					expect(mine()).toHaveLength(1);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 
 import type { AnswerShapes, VerificationForms } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
-import { altDialect, defaultDialect, type Dialect, type EventValues } from '../sandbox/dialect';
+import { altDialect, defaultDialect, type Dialect, type Downloads, type EventValues } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
 import type { RequestDialect } from '../sandbox/requestDialect';
 import type { RequestConcept } from '../../nodes/shared/transport/requestNames';
@@ -73,6 +73,16 @@ export const requestDialect: fc.Arbitrary<RequestDialect> = fc.record({
 	),
 });
 
+/** Files by their route, or by a redirect (any of the five) to the object store, with up to 4 more redirects there. */
+export const downloads: fc.Arbitrary<Downloads> = fc.oneof(
+	fc.constant<Downloads>({ via: 'direct' }),
+	fc.record({
+		via: fc.constant<'objectStore'>('objectStore'),
+		status: fc.constantFrom<301 | 302 | 303 | 307 | 308>(301, 302, 303, 307, 308),
+		hops: fc.integer({ min: 0, max: 4 }),
+	}),
+);
+
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
 		base: fc.constantFrom(defaultDialect, altDialect),
@@ -83,8 +93,10 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		timestampUnit: fc.constantFrom<Dialect['timestampUnit']>('seconds', 'milliseconds'),
 		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
 		values: eventValues,
+		downloads,
+		listPageSize: fc.constantFrom(0, 1, 4, 7),
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize }) => ({
 		...base,
 		csv,
 		answers,
@@ -93,6 +105,8 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		timestampUnit,
 		signatureSeparator,
 		eventValues: values,
+		downloads,
+		listPageSize,
 	}));
 
 /** The setting an error names, as the credential stores it, for a Service writing `csv`. */

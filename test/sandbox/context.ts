@@ -4,6 +4,7 @@ import type { AlertLog } from './alerts';
 import type { DeliveryManager } from './deliveries';
 import type { Dialect } from './dialect';
 import type { FaultRegistry, RouteFaults } from './faults';
+import type { ObjectStore } from './objectStore';
 import type { SandboxState } from './state';
 import type { ReaderOrg } from './types';
 
@@ -20,6 +21,8 @@ export interface SandboxContext {
 	pageSize: number;
 	/** How long a passkey confirmation counts as recent. */
 	passkeyWindowMinutes: number;
+	/** Where a dialect that redirects downloads keeps its files. */
+	objectStore: ObjectStore;
 }
 
 export interface RouteContext {

@@ -6,6 +6,7 @@ import { createControl, type SandboxControl } from './control';
 import { DeliveryManager } from './deliveries';
 import { dialectFromEnvironment, dialectNamed, type Dialect, type DialectName } from './dialect';
 import { FaultRegistry, RouteFaults } from './faults';
+import { startObjectStore, type ObjectStore } from './objectStore';
 import { seedDemo, seedPortfolioRows } from './seed';
 import { handleRequest } from './server';
 import { emptyReader, randomToken, SandboxState } from './state';
@@ -16,6 +17,7 @@ export type { SandboxControl, GrantOptions, RecordView } from './control';
 export type { Delivery, DeliveryAttempt } from './deliveries';
 export type { FaultMode, PageFault, RouteFault } from './faults';
 export type { Listing } from './paging';
+export type { ObjectStore, ObjectStoreRequest } from './objectStore';
 export type { Dialect, DialectName } from './dialect';
 export { eventCatalogue } from './events';
 export { demoCompanies, demoSharedKes } from './seed';
@@ -67,6 +69,8 @@ export interface Sandbox {
 	/** The choices this sandbox made where the spec says "not shown". */
 	dialect: Dialect;
 	control: SandboxControl;
+	/** The object store on another origin (https://localhost:<port>) a dialect that redirects downloads serves files from; its request log. */
+	objectStore: ObjectStore;
 	/** Closes the server, its keep-alive sockets, in-flight deliveries and retry timers. */
 	close(): Promise<void>;
 }
@@ -104,6 +108,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		clock,
 		signatureFormat: { encoding: dialect.signatureEncoding, unit: dialect.timestampUnit, separator: dialect.signatureSeparator },
 	});
+	const objectStore = await startObjectStore(leaves.receiver, () => Object.values(state.readers).map((reader) => reader.token));
 	const context: SandboxContext = {
 		state,
 		deliveries,
@@ -113,6 +118,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		dialect,
 		pageSize: options.pageSize ?? 50,
 		passkeyWindowMinutes: options.passkeyWindowMinutes ?? 5,
+		objectStore,
 	};
 	const control = createControl(context);
 	const controlToken = randomToken('svc_control');
@@ -138,10 +144,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		controlToken,
 		dialect,
 		control,
+		objectStore,
 		close() {
 			if (!closing) {
 				deliveries.close();
-				closing = https.close();
+				closing = Promise.all([https.close(), objectStore.close()]).then(() => undefined);
 			}
 			return closing;
 		},

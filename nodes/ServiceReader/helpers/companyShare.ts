@@ -65,7 +65,7 @@ export async function companyRequest(
 async function stillShares(this: IExecuteFunctions, ke: string, itemIndex: number): Promise<boolean> {
 	const answer = await serviceRequest.call(
 		this,
-		{ method: 'GET', path: `/v1/reader/exports/records/${encodeURIComponent(ke)}`, response: 'stream' },
+		{ method: 'GET', path: `/v1/reader/exports/records/${encodeURIComponent(ke)}`, response: 'stream', download: true },
 		{ itemIndex, allowStatuses: [404] },
 	);
 	discardBody(answer.body);

@@ -6,7 +6,7 @@
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { headerValue } from '../../shared/transport/answer';
+import { ENDPOINT_LISTING, listPages } from '../../shared/transport/pageFetch';
 import { getServiceSettings, serviceRequest } from '../../shared/transport/serviceRequest';
 import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
 import { pathSegmentProblem } from '../../shared/validation';
@@ -67,12 +67,11 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	}
 
 	// Listing is not in the spec (docs/service-choices.md): 404/405 mean "cannot ask", so the stored state stands.
-	const listing = await serviceRequest.call(this, { method: 'GET', path: ENDPOINTS_PATH }, { allowStatuses: [404, 405] });
-	if (listing.statusCode >= 300) return true;
-	const listed = endpointListed(listing.body, stored.id, url);
-	// An id missing from one page of a paged listing may be on the next: only a complete list can tell.
-	const complete = headerValue(listing.headers, 'x-service-next-cursor') === undefined;
-	return !(listed === 'absent' && complete);
+	const pages = await listPages.call(this, ENDPOINT_LISTING, { settings, notOffered: [404, 405] });
+	if (pages === undefined) return true;
+	// Every page read: absent only when no page lists it (a page whose shape is unknown cannot say).
+	const id = stored.id;
+	return !pages.every((body) => endpointListed(body, id, url) === 'absent');
 }
 
 /** Registers n8n's webhook URL and keeps the endpoint's id and its one-time secret, sealed. */
@@ -172,8 +171,10 @@ async function removeEndpointsElsewhere(this: IHookFunctions, url: string): Prom
 export async function removeEndpointsAt(this: LifecycleContext, url: string, keep?: string): Promise<void> {
 	let ids: string[] | undefined;
 	try {
-		const listing = await serviceRequest.call(this, { method: 'GET', path: ENDPOINTS_PATH }, { allowStatuses: [404, 405], maxAttempts: 2 });
-		ids = listing.statusCode < 300 ? endpointsAt(listing.body, url) : undefined;
+		const pages = await listPages.call(this, ENDPOINT_LISTING, { settings: await getServiceSettings.call(this), notOffered: [404, 405], maxAttempts: 2 });
+		// Every page's endpoints at this URL; a page of unknown shape leaves the listing unknown.
+		const perPage = pages?.map((body) => endpointsAt(body, url));
+		ids = perPage === undefined || perPage.length === 0 || perPage.some((found) => found === undefined) ? undefined : perPage.flatMap((found) => found!);
 	} catch (error) {
 		this.logger.warn(`Service Trigger: could not list the webhook endpoints at the Service (${(error as Error).message}).`);
 	}

@@ -1,4 +1,7 @@
+import { listFromBody } from '../answerShape';
+import { pageFailed } from '../pageErrors';
 import type { PageAnswer, PageRequest, PagingOptions } from '../paging';
+import { cursorPages } from '../paging';
 import { headerValue } from './answer';
 import type { ServiceCall, ServiceContext } from './serviceRequest';
 import { serviceRequest } from './serviceRequest';
@@ -37,4 +40,77 @@ export function pageFetcher<T>(
 		const answer = await serviceRequest.call(this, { method: 'GET', path, qs: request.qs, response, names: 'export' }, { itemIndex, settings });
 		return { content: answer.body as T, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
 	};
+}
+
+/** A JSON list route read whole (the event catalogue), and how its failures are named. */
+export interface ListRoute {
+	path: string;
+	/** As errors name it, e.g. "event catalogue". */
+	label: string;
+	/** The field that names an entry, for finding the list in an answer (answerShape.ts). */
+	keyName: string;
+}
+
+/** GET /v1/reader/webhooks/catalogue: the event types, `event_type` naming each. */
+export const CATALOGUE: ListRoute = { path: '/v1/reader/webhooks/catalogue', label: 'event catalogue', keyName: 'event_type' };
+/** GET /v1/reader/webhooks: the reader's endpoints (not in the spec; docs/service-choices.md). */
+export const ENDPOINT_LISTING: ListRoute = { path: '/v1/reader/webhooks', label: 'webhook endpoint listing', keyName: 'id' };
+
+/**
+ * Every entry of a JSON list route, page after page while X-Service-Next-Cursor is sent (the spec's
+ * paging rule applies to any list), under the credential's Cursor Parameter, Page Size and Max Pages as
+ * exports are. A page that fails is an error naming the page (pageErrors.ts), never a short list.
+ */
+export async function wholeList(this: ServiceContext, route: ListRoute, run: ListRun): Promise<unknown[]> {
+	const pages = (await listPages.call(this, route, run)) ?? [];
+	return pages.flatMap((body) => listFromBody(body, route.keyName));
+}
+
+export interface ListRun {
+	settings: ServiceSettings;
+	itemIndex?: number;
+	maxAttempts?: number;
+	/** Told of each page read, by number. */
+	onPage?: (page: number) => void;
+	/** Statuses of the first page meaning the Service offers no such list (the endpoint listing: 404, 405). */
+	notOffered?: number[];
+}
+
+/** The body of every page of a JSON list route, as `wholeList` reads them; undefined when the first page answers a `notOffered` status. */
+export async function listPages(this: ServiceContext, route: ListRoute, run: ListRun): Promise<unknown[] | undefined> {
+	const { settings, itemIndex, maxAttempts, onPage, notOffered = [] } = run;
+	const bodies: unknown[] = [];
+	let entries = 0;
+	let offered = true;
+	let current: PageRequest | undefined;
+	const fetchPage = async (request: PageRequest): Promise<PageAnswer<unknown>> => {
+		current = request;
+		const allowStatuses = request.page === 1 ? notOffered : [];
+		const answer = await serviceRequest.call(this, { method: 'GET', path: route.path, qs: request.qs }, { itemIndex, settings, maxAttempts, allowStatuses });
+		if (answer.statusCode >= 300) {
+			offered = false;
+			return { content: undefined, nextCursor: undefined };
+		}
+		return { content: answer.body, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
+	};
+	try {
+		for await (const page of cursorPages(fetchPage, exportPaging(settings, {}))) {
+			if (!offered) return undefined;
+			bodies.push(page.content);
+			entries += entriesIn(page.content, route.keyName);
+			onPage?.(page.request.page);
+		}
+	} catch (error) {
+		throw pageFailed.call(this, error, { spec: { label: route.label }, itemIndex }, current, entries);
+	}
+	return bodies;
+}
+
+/** How many entries a page holds, for the words of a later page's failure; 0 for a shape that is not a list. */
+function entriesIn(body: unknown, keyName: string): number {
+	try {
+		return listFromBody(body, keyName).length;
+	} catch {
+		return 0;
+	}
 }

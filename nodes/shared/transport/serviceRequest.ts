@@ -17,6 +17,7 @@ import { discardBody } from './body';
 import { describeServiceError, readErrorBody } from './errors';
 import type { RequestScope, SentRequest } from './requestNames';
 import { conceptLabel, errorBodyWords, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
+import { followDownload, isFollowedRedirect } from './redirects';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
@@ -41,6 +42,8 @@ export interface ServiceCall {
 	upload?: { bytes: Buffer; fileName: string; contentType: string };
 	/** How to hand back the answer body: parsed JSON (default), exact bytes, or a stream. */
 	response?: AnswerKind;
+	/** A file (a GET of bytes or a stream): a redirect is followed without credentials (redirects.ts); any other call refuses one. */
+	download?: boolean;
 }
 
 export interface ServiceAnswer<T = unknown> {
@@ -79,8 +82,9 @@ export async function getServiceSettings(this: ServiceContext, itemIndex = 0): P
 /**
  * One call to the Service, authenticated by the credential's `authenticate` function, retried with
  * backoff (honouring Retry-After) on 429, and for GET/PUT/DELETE also on 5xx and dropped
- * connections. Redirects are never followed, every wait is bounded by the Request Timeout and every
- * body read into memory by the Max Response Size; once the Service has answered, nothing is sent
+ * connections. Redirects are refused, except a download's, followed without credentials
+ * (redirects.ts); every wait is bounded by the Request Timeout and every body read into memory by
+ * the Max Response Size; once the Service has answered, nothing is sent
  * again. Failures become NodeApiError in plain words; the access token never appears in them.
  */
 export async function serviceRequest<T = unknown>(
@@ -136,22 +140,34 @@ export async function serviceRequest<T = unknown>(
 			throw connectionError.call(this, error, call, attempt + 1, itemIndex);
 		}
 
-		const { statusCode } = answer;
-		if (statusCode >= 300 && statusCode < 400) {
-			discardBody(answer.body);
-			throw fail(
-				`The Service answered with a redirect (${statusCode}${redirectTarget(answer.headers, settings.baseUrl)}), which is not followed`,
-				'The access token is sent to the Base URL only, so a redirect is refused and nothing was sent on. If the Service has moved, put its new https address in the Base URL of the Service API credential.',
-				{},
-				statusCode,
-			);
+		// Where the file came from when the Service redirected a download: named in a failed read.
+		let fileHost: string | undefined;
+		if (answer.statusCode >= 300 && answer.statusCode < 400) {
+			if (!(spoken.call.download && call.method === 'GET' && isFollowedRedirect(answer.statusCode))) {
+				discardBody(answer.body);
+				throw fail(
+					`The Service answered with a redirect (${answer.statusCode}${redirectTarget(answer.headers, settings.baseUrl)}), which is not followed`,
+					'The access token is sent to the Base URL only, so a redirect is refused and nothing was sent on. If the Service has moved, put its new https address in the Base URL of the Service API credential.',
+					{},
+					answer.statusCode,
+				);
+			}
+			const hops = { from: `${settings.baseUrl}${call.path}`, accept: '*/*', deadline, holdsToken: (text: string) => settings.redact(text) !== text };
+			const followed = await followDownload.call(this, answer, hops);
+			if ('problem' in followed) {
+				const { message, description, status, timeout } = followed.problem;
+				throw fail(message, description, timeout ? { timeout: true } : {}, status);
+			}
+			({ answer, host: fileHost } = followed);
 		}
+		const { statusCode } = answer;
 		const ok = statusCode >= 200 && statusCode < 300;
 		if (ok || allowStatuses.includes(statusCode)) {
 			const read = ok
 				? await readAnswerBody(answer.body, call.response, settings, headerValue(answer.headers, 'content-type'), deadline)
 				: await readErrorText(answer.body, settings, deadline).then((body) => ({ body }), readFailure);
-			if ('problem' in read) throw fail(read.problem.message, read.problem.description, {}, statusCode);
+			const from = fileHost === undefined ? '' : ` The file was being downloaded from ${fileHost}, where the Service redirected it.`;
+			if ('problem' in read) throw fail(read.problem.message, `${read.problem.description}${from}`, {}, statusCode);
 			// A Service that ignores a field it does not know answers it empty: said, never passed for success.
 			const ignored = ok ? unechoedConcepts(spoken.call.body, spoken.request.sent, read.body) : [];
 			if (ignored.length > 0) {

@@ -1,7 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { useSandbox } from '../../sandbox/useSandbox';
-import { afterFirstAnswer, binaryBytes, READER, runReader } from './helpers';
+import { afterFirstAnswer, binaryBytes, fileStatus, READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
 
@@ -42,7 +42,7 @@ describe('Audit Pack > Get', () => {
 		expect(bytes.includes(Buffer.from('"pack_id": "AP-1001-1"'))).toBe(true);
 
 		expect(sandbox.control.requests().map((r) => [r.method, r.path, r.reader, r.status])).toEqual([
-			['GET', packPath('KE-1001', 'AP-1001-1'), 'reader', 200],
+			['GET', packPath('KE-1001', 'AP-1001-1'), 'reader', fileStatus(sandbox)],
 		]);
 		expect(sandbox.control.accessLog().slice(logBefore)).toEqual([packLogEntry('KE-1001', 'AP-1001-1')]);
 	});
@@ -87,7 +87,7 @@ describe('Audit Pack > Get', () => {
 		// The 404's code does not say "not shared", so the record route settled it: the company still shares.
 		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
 			['/v1/reader/exports/audit-packs/KE-1001/AP-9999-9', 404],
-			['/v1/reader/exports/records/KE-1001', 200],
+			['/v1/reader/exports/records/KE-1001', fileStatus(sandbox)],
 		]);
 	});
 
@@ -107,7 +107,7 @@ describe('Audit Pack > Get', () => {
 			{ ke: 'KE-1002', pack_id: 'AP-1002-1', shared: false },
 		]);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-		expect(sandbox.control.requests().map((r) => r.status)).toEqual([200, 404, ...(sandbox.dialect.saysNotShared ? [] : [404])]);
+		expect(sandbox.control.requests().map((r) => r.status)).toEqual([fileStatus(sandbox), 404, ...(sandbox.dialect.saysNotShared ? [] : [404])]);
 	});
 
 	it.each([

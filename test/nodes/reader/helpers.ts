@@ -55,3 +55,9 @@ export function afterFirstAnswer(path: string, action: () => void): () => void {
 }
 
 export { READER };
+
+/** The status the Service answers a file route with: 200, or the redirect to its object store (dialect.downloads). */
+export function fileStatus(sandbox: Sandbox): number {
+	const downloads = sandbox.dialect.downloads;
+	return downloads.via === 'objectStore' ? downloads.status : 200;
+}

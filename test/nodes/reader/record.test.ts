@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 
 import { useSandbox } from '../../sandbox/useSandbox';
 import { verificationBody } from '../../sandbox/routes/verify';
-import { afterFirstAnswer, binaryBytes, fileItem, READER, runReader } from './helpers';
+import { afterFirstAnswer, binaryBytes, fileItem, fileStatus, READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
 
@@ -39,7 +39,7 @@ describe('Record > Get', () => {
 		expect(createHash('sha256').update(stored).digest('hex')).toBe(served.sha256);
 
 		expect(sandbox.control.requests().map((r) => [r.method, r.path, r.reader, r.status])).toEqual([
-			['GET', recordPath('KE-1009'), 'reader', 200],
+			['GET', recordPath('KE-1009'), 'reader', fileStatus(sandbox)],
 		]);
 		expect(readerRecordLog()).toEqual([recordLogEntry('KE-1009')]);
 		expect(sandbox.control.companyAccessLog('KE-1009')).toEqual([recordLogEntry('KE-1009')]);
@@ -96,7 +96,7 @@ describe('Record > Get', () => {
 				stop();
 			}
 			expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
-				[recordPath('KE-1003'), 200],
+				[recordPath('KE-1003'), fileStatus(sandbox)],
 				[recordPath('KE-1003'), 404],
 			]);
 			expect(sandbox.control.companyAccessLog('KE-1003')).toEqual([recordLogEntry('KE-1003')]);
@@ -119,7 +119,7 @@ describe('Record > Get', () => {
 			]);
 			expect(output[1]).toEqual({ json: { ke: 'KE-1004', shared: false }, pairedItem: { item: 1 } });
 			expect((await binaryBytes(output[0].binary!.data)).equals(sandbox.control.record('KE-1004').bytes)).toBe(true);
-			expect(sandbox.control.requests().map((r) => r.status)).toEqual([200, 404]);
+			expect(sandbox.control.requests().map((r) => r.status)).toEqual([fileStatus(sandbox), 404]);
 			expect(sandbox.control.companyAccessLog('KE-1004')).toEqual([recordLogEntry('KE-1004')]);
 		});
 	});
@@ -141,7 +141,7 @@ describe('Record > Get', () => {
 		expect(output).toHaveLength(2);
 		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
 			[recordPath('KE-1011'), 404],
-			[recordPath('KE-1001'), 200],
+			[recordPath('KE-1001'), fileStatus(sandbox)],
 		]);
 	});
 
@@ -213,7 +213,7 @@ describe('Record > Verify', () => {
 			},
 		]);
 		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
-			[recordPath('KE-1002'), 200],
+			[recordPath('KE-1002'), fileStatus(sandbox)],
 			['/v1/public/reports/KS-1002-v1/verify', 200],
 		]);
 		// Only the export is logged; verification is not an export.

@@ -7,6 +7,7 @@ import { rateLimitHeaders } from '../answerShapes';
 import { compressedFor, HttpError, sendError, writeChunk as writeStreamed } from '../http';
 import { expiryWindows, listingSpecs, type ListingQuery } from '../listings';
 import { decodeCursor, encodeCursor, listings, PagingError, parsePageSize, type Listing } from '../paging';
+import type { StoredObject } from '../objectStore';
 import { storedZip } from '../zip';
 import { UNKNOWN_PARAMETER } from '../dialect';
 import { nameFor } from '../requestDialect';
@@ -160,12 +161,20 @@ function record(ctx: RouteContext): void {
 	if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);
 	const signed = state.recordForKe(ke);
 	state.logAccess({ reader: ctx.reader.key, export: 'record', path: ctx.url.pathname, ke });
-	ctx.res.writeHead(200, {
-		'Content-Type': 'application/json',
-		'Content-Length': signed.servedBytes.length,
-		'Content-Disposition': `attachment; filename="${signed.ks}.json"`,
-	});
-	ctx.res.end(signed.servedBytes);
+	sendFile(ctx, { bytes: signed.servedBytes, contentType: 'application/json', contentDisposition: `attachment; filename="${signed.ks}.json"` });
+}
+
+/** A file as this dialect hands it over: in the answer, or by a redirect to a pre-signed URL of the object store. */
+function sendFile(ctx: RouteContext, file: StoredObject): void {
+	const downloads = ctx.sandbox.dialect.downloads;
+	if (downloads.via === 'objectStore') {
+		ctx.res.writeHead(downloads.status, { Location: ctx.sandbox.objectStore.presign(file, downloads.hops) }).end();
+		return;
+	}
+	const headers: Record<string, string | number> = { 'Content-Type': file.contentType, 'Content-Length': file.bytes.length };
+	if (file.contentDisposition) headers['Content-Disposition'] = file.contentDisposition;
+	ctx.res.writeHead(200, headers);
+	ctx.res.end(file.bytes);
 }
 
 function auditPack(ctx: RouteContext): void {
@@ -184,12 +193,7 @@ function auditPack(ctx: RouteContext): void {
 		{ name: `${signed.ks}.json`, content: signed.signedBytes },
 	]);
 	state.logAccess({ reader: ctx.reader.key, export: 'audit_pack', path: ctx.url.pathname, ke });
-	ctx.res.writeHead(200, {
-		'Content-Type': 'application/zip',
-		'Content-Length': zip.length,
-		'Content-Disposition': `attachment; filename="${packId}.zip"`,
-	});
-	ctx.res.end(zip);
+	sendFile(ctx, { bytes: zip, contentType: 'application/zip', contentDisposition: `attachment; filename="${packId}.zip"` });
 }
 
 export const exportRoutes: Route[] = [

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import type { Route } from '../context';
+import type { Route, RouteContext } from '../context';
 import { catalogueResponse } from '../events';
 import { HttpError, jsonObject, sendJson } from '../http';
 import { defaultDialect, type Dialect } from '../dialect';
@@ -26,12 +26,23 @@ export function newEndpoint(url: string, createdAt: string, dialect: Dialect = d
 	return { id: `we_${randomBytes(8).toString('hex')}`, url, secret: dialect.newSecret(), created_at: createdAt };
 }
 
+/** `{data}` whole, or in pages of the dialect's listPageSize (or page_size): the cursor is `<prefix>-<offset of the page's first entry>`. */
+function pagedList(ctx: RouteContext, data: readonly unknown[], prefix: string): void {
+	const perPage = Number(ctx.url.searchParams.get('page_size') ?? '') || ctx.sandbox.dialect.listPageSize;
+	if (perPage <= 0) return sendJson(ctx.res, 200, { data });
+	const cursor = ctx.url.searchParams.get('cursor');
+	const offset = cursor === null ? 0 : cursor.startsWith(`${prefix}-`) && /^\d{1,6}$/.test(cursor.slice(prefix.length + 1)) ? Number(cursor.slice(prefix.length + 1)) : Number.NaN;
+	if (!Number.isInteger(offset) || (offset > 0 && offset >= data.length)) throw new HttpError(400, 'invalid_cursor', `The cursor "${cursor}" is not one this list gave.`);
+	const end = offset + perPage;
+	sendJson(ctx.res, 200, { data: data.slice(offset, end) }, end < data.length ? { 'X-Service-Next-Cursor': `${prefix}-${end}` } : {});
+}
+
 export const webhookRoutes: Route[] = [
 	{
 		method: 'GET',
 		pattern: /^\/v1\/reader\/webhooks\/catalogue$/,
 		access: 'reader',
-		handler: (ctx) => sendJson(ctx.res, 200, catalogueResponse()),
+		handler: (ctx) => pagedList(ctx, catalogueResponse().data, 'cat'),
 	},
 	{
 		method: 'POST',
@@ -52,9 +63,7 @@ export const webhookRoutes: Route[] = [
 		method: 'GET',
 		pattern: /^\/v1\/reader\/webhooks$/,
 		access: 'reader',
-		handler: (ctx) => sendJson(ctx.res, 200, {
-			data: ctx.reader.endpoints.map(({ secret: _secret, ...endpoint }) => endpoint),
-		}),
+		handler: (ctx) => pagedList(ctx, ctx.reader.endpoints.map(({ secret: _secret, ...endpoint }) => endpoint), 'we'),
 	},
 	{
 		method: 'DELETE',

@@ -49,7 +49,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const result = await companyRequest.call(
 		this,
 		itemIndex,
-		{ method: 'GET', path, response: 'stream' },
+		{ method: 'GET', path, response: 'stream', download: true },
 		{
 			ke,
 			identifiers: { pack_id: packId },

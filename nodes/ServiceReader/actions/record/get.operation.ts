@@ -36,7 +36,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const ke = keParameter.call(this, itemIndex);
 	const fieldName = outputFileField.call(this, itemIndex);
 	const path = `/v1/reader/exports/records/${encodeURIComponent(ke)}`;
-	const result = await companyRequest.call(this, itemIndex, { method: 'GET', path, response: 'buffer' }, { ke });
+	const result = await companyRequest.call(this, itemIndex, { method: 'GET', path, response: 'buffer', download: true }, { ke });
 	if (!result.shared) return [result.item];
 
 	const bytes = result.answer.body as Buffer;
