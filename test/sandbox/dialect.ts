@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { defaultAnswerShapes, type AnswerShapes } from './answerShapes';
 import { defaultCsvFormat, type CsvFormat } from './csv';
 import { defaultRequestDialect, nameFor, type RequestDialect } from './requestDialect';
+import { immediateJobs, type JobAnswers } from './jobs';
 
 /**
  * Where the spec says "not shown", the sandbox has to choose; a dialect is one set of choices.
@@ -45,6 +46,8 @@ export interface Dialect {
 	answer(method: string, path: string, body: unknown): unknown;
 	/** The JSON types of event body values, and whether bodies carry more than the spec's five fields. */
 	eventValues: EventValues;
+	/** Work done later: the import as a job (202), a policy run's statement listed later (jobs.ts). */
+	jobs: JobAnswers;
 }
 
 export interface EventValues {
@@ -77,6 +80,7 @@ export const defaultDialect: Dialect = {
 	errorBody: (_status, code, message) => ({ error: { code, message } }),
 	answer: (_method, _path, body) => body,
 	eventValues: defaultEventValues,
+	jobs: immediateJobs,
 };
 
 type Fields = Record<string, unknown>;
@@ -114,6 +118,7 @@ export const altDialect: Dialect = {
 	// Integer alert ids and more fields than the spec's five (numeric severities and Unix times are drawn by
 	// the dialect property only: the examples' chat messages, checked end to end, word severity as text).
 	eventValues: { alertId: 'integer', severity: 'text', occurredAt: 'iso', extraFields: 'extra' },
+	jobs: immediateJobs,
 	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
 	request: {
 		names: {

@@ -51,6 +51,7 @@ const RUNNING = new Set(['running', 'pending', 'queued', 'processing', 'accepted
 const STATE_NAMES = ['status', 'state', 'job_status', 'jobStatus', 'phase'];
 const STATUS_URL_NAMES = ['status_url', 'statusUrl', 'status_href', 'poll_url', 'pollUrl', 'monitor_url', 'job_url', 'jobUrl', 'location', 'self', 'href'];
 const RESULT_URL_NAMES = ['result_url', 'resultUrl', 'results_url', 'result_href', 'result', 'results', 'output_url', 'download_url'];
+const INLINE_NAMES = ['result', 'results', 'output', 'response'];
 /** How deep a body is searched (wrappers, `links`, `_links`, `job`). */
 const MAX_DEPTH = 4;
 /** Backoff between polls when the Service names no Retry-After: 0.5, 1, 2, 4, 8, then 10 s. */
@@ -148,6 +149,12 @@ export function awaitsResult(body: unknown): boolean {
 	return jobState(body)?.state === 'running';
 }
 
+/** The result a done status holds inline (`result`, `output`...: an object or a list), else undefined: the status is the answer. */
+function inlineResult(record: Fields): unknown {
+	const name = INLINE_NAMES.find((key) => plain(record[key]) || Array.isArray(record[key]));
+	return name === undefined ? undefined : record[name];
+}
+
 function failedWords(body: unknown, record: Fields): string | undefined {
 	const said = readErrorBody(record);
 	const whole = readErrorBody(body);
@@ -197,7 +204,7 @@ export async function followJob(reference: string, accepted: JobRaw, deps: JobDe
 			if (found?.state === 'done' || (status !== 202 && found === undefined)) {
 				const resultUrl = namedUrl(body, RESULT_URL_NAMES);
 				if (found?.state === 'done' && resultUrl !== undefined) return await result(checked(resultUrl, deps.baseUrl, 'result of its job'), deps);
-				return { raw, body };
+				return { raw, body: found === undefined ? body : inlineResult(found.record) ?? body };
 			}
 			// Still running: a new status URL may be named, on the same origin only.
 			const next = status === 202 ? jobReference(raw.headers, body) : undefined;

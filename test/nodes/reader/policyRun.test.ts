@@ -27,6 +27,7 @@ describe('Policy Run > Create', () => {
 					created_at: run.created_at,
 					statement_location: '/v1/reader/exports/statements',
 					statement_note: STATEMENT_NOTE,
+					statement_wait: 'did_not_wait',
 				},
 				pairedItem: { item: 0 },
 			},
