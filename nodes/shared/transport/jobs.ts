@@ -178,7 +178,8 @@ export async function followJob(reference: string, accepted: JobRaw, deps: JobDe
 	for (let polls = 0; ; polls++) {
 		const now = deps.now();
 		if (now + wait.ms > deadline) {
-			if (wait.asked && wait.ms > deps.waitMs - (now - startedAt)) {
+			// A long Retry-After is said as such; a short one at the end is a job still running.
+			if (wait.asked && wait.ms > MAX_WAIT_MS) {
 				throw new JobError(
 					`The Service asked to wait ${secondsText(wait.ms)} before asking about its job again, more than is left of Job Wait`,
 					`The job at ${jobPath(url)} was still running after ${secondsText(now - startedAt)}; Job Wait is ${secondsText(deps.waitMs)}. Raise ${JOB_WAIT_SETTING}, or read the result later at the Service. The request was not sent again.`,

@@ -9,8 +9,12 @@ const IMPORT_PATH = '/v1/reader/invitations/imports';
 
 /** The job's URL as the dialect gives it: a path on this origin, or the same server named `localhost` (another origin). */
 function jobUrl(ctx: RouteContext, path: string): string {
-	return ctx.sandbox.dialect.jobs.origin === 'other' ? `https://localhost:${ctx.req.socket.localPort}${path}` : path;
+	// Signed as object stores and job queues sign theirs: the query is never to be shown.
+	const signed = `${path}?sig=${JOB_SIGNATURE}`;
+	return ctx.sandbox.dialect.jobs.origin === 'other' ? `https://localhost:${ctx.req.socket.localPort}${signed}` : signed;
 }
+
+export const JOB_SIGNATURE = 'job-signature-s3cr3t';
 
 const retryAfter = (answers: JobAnswers): Record<string, string> =>
 	answers.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(answers.retryAfterSeconds) };
