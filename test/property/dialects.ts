@@ -5,6 +5,7 @@ import type { CsvFormat } from '../sandbox/csv';
 import { altDialect, defaultDialect, type Dialect, type EventValues } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
 import type { RequestDialect } from '../sandbox/requestDialect';
+import type { JobAnswers } from '../sandbox/jobs';
 import type { RequestConcept } from '../../nodes/shared/transport/requestNames';
 import type { IDataObject } from 'n8n-workflow';
 
@@ -73,6 +74,17 @@ export const requestDialect: fc.Arbitrary<RequestDialect> = fc.record({
 	),
 });
 
+/** Work done later: the import at once or as a job (each way of naming it), ready after some polls, with or without Retry-After; a policy run's statement listed later. */
+export const jobAnswers: fc.Arbitrary<JobAnswers> = fc.record({
+	import: fc.constantFrom<JobAnswers['import']>('immediate', 'location', 'statusUrl', 'inline', 'seeOther'),
+	pollsBeforeEnd: fc.integer({ min: 0, max: 2 }),
+	retryAfterSeconds: fc.constantFrom(undefined, 0, 1),
+	ending: fc.constant<JobAnswers['ending']>('result'),
+	origin: fc.constant<JobAnswers['origin']>('same'),
+	policyRun: fc.constantFrom<JobAnswers['policyRun']>('completed', 'running'),
+	statementAfterReads: fc.integer({ min: 0, max: 2 }),
+});
+
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
 		base: fc.constantFrom(defaultDialect, altDialect),
@@ -83,8 +95,9 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		timestampUnit: fc.constantFrom<Dialect['timestampUnit']>('seconds', 'milliseconds'),
 		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
 		values: eventValues,
+		jobs: jobAnswers,
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, jobs }) => ({
 		...base,
 		csv,
 		answers,
@@ -93,6 +106,7 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		timestampUnit,
 		signatureSeparator,
 		eventValues: values,
+		jobs,
 	}));
 
 /** The setting an error names, as the credential stores it, for a Service writing `csv`. */
