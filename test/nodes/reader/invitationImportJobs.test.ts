@@ -1,4 +1,4 @@
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import { serviceApi } from '../../sandbox/credential';
@@ -25,7 +25,7 @@ const jobs = (answers: Partial<JobAnswers>) => {
 };
 afterAll(() => jobs({}));
 
-async function importFile(csv: string, advanced: Record<string, unknown> = {}) {
+async function importFile(csv: string, advanced: IDataObject = {}) {
 	return await runWorkflow(readerWorkflow({ resource: 'invitation', operation: 'import', source: 'binaryFile' }), {
 		credentials: { serviceApi: serviceApi(sandbox, { advanced }) },
 		inputItems: [fileItem(Buffer.from(csv), 'invitations.csv', 'text/csv')],
