@@ -259,6 +259,8 @@ async function acceptedAnswer(
 		sleep,
 		now: Date.now,
 	};
+	// A 202 asked for as a stream (a file) is not the file: released before the polls.
+	discardBody(accepted.body);
 	try {
 		const { raw, body } = await followJob(reference, accepted, deps);
 		return { statusCode: raw.statusCode, headers: raw.headers, body };
