@@ -24,6 +24,15 @@ export const advancedSettingsFields: INodeProperties[] = [
 		description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
 	},
 	{
+		displayName: 'Job Wait (Seconds)',
+		name: 'jobWait',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 300,
+		description: 'Longest wait for a job the Service accepted with 202 (a Location or status URL to follow), from its acceptance to its result; a job still running then fails the item',
+	},
+	{
 		displayName: 'JSON Format Value',
 		name: 'jsonFormat',
 		displayOptions: { show: { advancedSettings: [true] } },

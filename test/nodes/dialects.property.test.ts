@@ -149,6 +149,12 @@ describe('the Service Reader on generated Service dialects', () => {
 						[2, false],
 					]);
 
+					// Policy Run > Create, waiting for its statement: found at the statements export, however late the Service lists it.
+					const ran = await settled(() => ({ resource: 'policyRun', operation: 'create', ke: 'KE-1010', options: { statementWait: 30 } }));
+					const runJson = ran.output(READER)[0].json;
+					const run = sandbox.control.policyRuns().find((r) => r.id === runJson.id)!;
+					expect([added(runJson, 'statement_wait'), (added(runJson, 'statement') as Record<string, unknown>)?.run_id]).toEqual(['found', run.id]);
+
 					// Expiries within 30 days: exactly the window's rows, never every row.
 					const window = await settled(() => getMany('expiry', { window: '30', returnAll: true, format: 'json' }));
 					expect(window.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, '/v1/reader/exports/expiries?format=json&window=30'));

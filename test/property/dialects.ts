@@ -5,6 +5,7 @@ import type { CsvFormat } from '../sandbox/csv';
 import { altDialect, defaultDialect, type Dialect, type Downloads, type EventValues } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
 import type { RequestDialect } from '../sandbox/requestDialect';
+import type { JobAnswers } from '../sandbox/jobs';
 import type { RequestConcept } from '../../nodes/shared/transport/requestNames';
 import type { IDataObject } from 'n8n-workflow';
 
@@ -82,6 +83,16 @@ export const downloads: fc.Arbitrary<Downloads> = fc.oneof(
 		hops: fc.integer({ min: 0, max: 4 }),
 	}),
 );
+/** Work done later: the import at once or as a job (each way of naming it), ready after some polls, with or without Retry-After; a policy run's statement listed later. */
+export const jobAnswers: fc.Arbitrary<JobAnswers> = fc.record({
+	import: fc.constantFrom<JobAnswers['import']>('immediate', 'location', 'statusUrl', 'inline', 'seeOther'),
+	pollsBeforeEnd: fc.integer({ min: 0, max: 2 }),
+	retryAfterSeconds: fc.constantFrom(undefined, 0, 1),
+	ending: fc.constant<JobAnswers['ending']>('result'),
+	origin: fc.constant<JobAnswers['origin']>('same'),
+	policyRun: fc.constantFrom<JobAnswers['policyRun']>('completed', 'running'),
+	statementAfterReads: fc.integer({ min: 0, max: 2 }),
+});
 
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
@@ -95,8 +106,9 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		values: eventValues,
 		downloads,
 		listPageSize: fc.constantFrom(0, 1, 4, 7),
+		jobs: jobAnswers,
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize, jobs }) => ({
 		...base,
 		csv,
 		answers,
@@ -107,6 +119,7 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		eventValues: values,
 		downloads,
 		listPageSize,
+		jobs,
 	}));
 
 /** The setting an error names, as the credential stores it, for a Service writing `csv`. */

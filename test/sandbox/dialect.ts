@@ -4,6 +4,7 @@ import { defaultAnswerShapes, type AnswerShapes } from './answerShapes';
 import { defaultCsvFormat, type CsvFormat } from './csv';
 import { eventCatalogue } from './events';
 import { defaultRequestDialect, nameFor, type RequestDialect } from './requestDialect';
+import { immediateJobs, type JobAnswers } from './jobs';
 
 /**
  * Where the spec says "not shown", the sandbox has to choose; a dialect is one set of choices.
@@ -50,6 +51,8 @@ export interface Dialect {
 	downloads: Downloads;
 	/** Entries per page of the JSON lists that are not exports (the catalogue, the endpoint listing), paged by X-Service-Next-Cursor as any list may be; 0: all in one answer. */
 	listPageSize: number;
+	/** Work done later: the import as a job (202), a policy run's statement listed later (jobs.ts). */
+	jobs: JobAnswers;
 }
 
 /** A file served by its route, or by a redirect (`status`) to a pre-signed URL that redirects `hops` more times inside the store. */
@@ -87,6 +90,7 @@ export const defaultDialect: Dialect = {
 	eventValues: defaultEventValues,
 	downloads: { via: 'direct' },
 	listPageSize: 0,
+	jobs: immediateJobs,
 };
 
 type Fields = Record<string, unknown>;
@@ -128,6 +132,7 @@ export const altDialect: Dialect = {
 	downloads: { via: 'objectStore', status: 307, hops: 1 },
 	// The catalogue and the endpoint listing in pages of 5.
 	listPageSize: 5,
+	jobs: immediateJobs,
 	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
 	request: {
 		names: {

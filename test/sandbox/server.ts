@@ -6,6 +6,7 @@ import { canonicalQuery } from './dialect';
 import { answerLiterally, bearerToken, HttpError, jsonObject, readBody, sendError, sendJson, tokenMatches, wordAnswers } from './http';
 import { exportRoutes } from './routes/exports';
 import { invitationRoutes } from './routes/invitations';
+import { jobRoutes } from './routes/jobs';
 import { policyRunRoutes } from './routes/policyRuns';
 import { ssoRoutes } from './routes/sso';
 import { verifyRoutes } from './routes/verify';
@@ -14,7 +15,7 @@ import { answerRouteFault } from './routeFaults';
 import type { ReaderOrg, ReceivedRequest } from './types';
 
 const routes: Route[] = [
-	...webhookRoutes, ...exportRoutes, ...verifyRoutes, ...invitationRoutes, ...policyRunRoutes, ...ssoRoutes,
+	...webhookRoutes, ...exportRoutes, ...verifyRoutes, ...invitationRoutes, ...policyRunRoutes, ...ssoRoutes, ...jobRoutes,
 ];
 
 /** Control methods reachable over HTTP (`POST /__control/<method>` with `{"args": [...]}`). */

@@ -133,6 +133,7 @@ describe('credential settings', () => {
 				importUpload: { form: 'csv' },
 				webhookSigningSecret: undefined,
 				requestTimeoutMs: 60_000,
+				jobWaitMs: 300_000,
 				maxResponseBytes: 64 * 1024 * 1024,
 				maxFileBytes: 10_240 * 1024 * 1024,
 				maxPages: 100_000,

@@ -15,6 +15,7 @@ import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
 import { discardBody } from './body';
 import { describeServiceError, readErrorBody } from './errors';
+import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from './jobs';
 import type { RequestScope, SentRequest } from './requestNames';
 import { conceptLabel, errorBodyWords, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
 import { followDownload, isFollowedRedirect } from './redirects';
@@ -168,8 +169,10 @@ export async function serviceRequest<T = unknown>(
 				: await readErrorText(answer.body, settings, deadline).then((body) => ({ body }), readFailure);
 			const from = fileHost === undefined ? '' : ` The file was being downloaded from ${fileHost}, where the Service redirected it.`;
 			if ('problem' in read) throw fail(read.problem.message, `${read.problem.description}${from}`, {}, statusCode);
+			// A 202 names a job: followed with GETs to its result (jobs.ts); the request is not sent again.
+			const final = statusCode === 202 ? await acceptedAnswer.call(this, settings, call, { ...answer, body: read.body }, fail) : { ...answer, body: read.body };
 			// A Service that ignores a field it does not know answers it empty: said, never passed for success.
-			const ignored = ok ? unechoedConcepts(spoken.call.body, spoken.request.sent, read.body) : [];
+			const ignored = ok ? unechoedConcepts(spoken.call.body, spoken.request.sent, final.body) : [];
 			if (ignored.length > 0) {
 				const list = ignored.map((s) => `${conceptLabel(s.concept)} (sent as \`${s.name}\`)`).join(', ');
 				throw fail(
@@ -179,7 +182,7 @@ export async function serviceRequest<T = unknown>(
 					statusCode,
 				);
 			}
-			return { ...answer, body: read.body } as ServiceAnswer<T>;
+			return final as ServiceAnswer<T>;
 		}
 		// A 5xx answer to a POST may come after the Service acted on it: sending it again could create a
 		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
@@ -236,14 +239,68 @@ function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCal
 	return { call: spoken, request: { scope: call.names, sent, upload } };
 }
 
+/**
+ * The answer to a 202: its job followed to the result (jobs.ts, inside Job Wait), or with no job named,
+ * the 202 itself when it carries an answer (or is a DELETE's), else refused: nothing to wait for is said.
+ */
+async function acceptedAnswer(
+	this: ServiceContext,
+	settings: ServiceSettings,
+	call: ServiceCall,
+	accepted: ServiceAnswer<unknown>,
+	fail: (message: string, description: string, extra?: JsonObject, httpCode?: number) => NodeApiError,
+): Promise<ServiceAnswer<unknown>> {
+	const reference = jobReference(accepted.headers, accepted.body);
+	if (reference === undefined) {
+		if (call.method === 'DELETE' || !awaitsResult(accepted.body)) return accepted;
+		throw fail(
+			'The Service accepted the request (202) but named no job to wait for',
+			'Its answer has no Location header and no status URL in its body, so its result cannot be awaited and nothing was passed on. The request is not sent again: check at the Service whether it was done before sending it once more.',
+			{},
+			202,
+		);
+	}
+	const deps: JobDeps = {
+		baseUrl: settings.baseUrl,
+		waitMs: settings.jobWaitMs,
+		get: async (url) => await send.call(this, settings, { method: 'GET', path: '' }, url),
+		read: async (raw, asResult) => {
+			const deadline = { at: Date.now() + settings.requestTimeoutMs, ms: settings.requestTimeoutMs };
+			const read = await readAnswerBody(raw.body, asResult ? call.response : 'json', settings, headerValue(raw.headers, 'content-type'), deadline);
+			if ('problem' in read) throw new JobError(read.problem.message, read.problem.description, raw.statusCode);
+			return read.body;
+		},
+		said: async (raw) => readErrorBody(await readErrorText(raw.body, settings).catch(() => Buffer.alloc(0))).message,
+		discard: (raw) => discardBody(raw.body),
+		sleep,
+		now: Date.now,
+	};
+	// A 202 asked for as a stream (a file) is not the file: released before the polls.
+	discardBody(accepted.body);
+	try {
+		const { raw, body } = await followJob(reference, accepted, deps);
+		return { statusCode: raw.statusCode, headers: raw.headers, body };
+	} catch (error) {
+		if (error instanceof JobError) throw fail(error.message, error.description, { job: true }, error.statusCode);
+		const code = (error as { code?: string }).code ?? 'network error';
+		throw fail(
+			`Could not get an answer about the Service's job (${isTimeout(error) ? 'no answer within the Request Timeout' : code})`,
+			'The request was accepted and is not sent again: check its result at the Service before sending it once more.',
+			{ job: true },
+		);
+	}
+}
+
 async function send(
 	this: ServiceContext,
 	settings: ServiceSettings,
 	call: ServiceCall,
+	/** An absolute URL on the Base URL's origin (a job's), instead of the Base URL and `call.path`. */
+	url = `${settings.baseUrl}${call.path}`,
 ): Promise<ServiceAnswer<unknown>> {
 	const request: IHttpRequestOptions = {
 		method: call.method,
-		url: `${settings.baseUrl}${call.path}`,
+		url,
 		qs: call.qs,
 		headers: { Accept: call.response === 'json' || !call.response ? 'application/json' : '*/*' },
 		returnFullResponse: true,

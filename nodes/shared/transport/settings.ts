@@ -34,6 +34,8 @@ export interface ServiceSettings extends TokenRedactors {
 	webhookSigningSecret?: string;
 	/** Longest wait for a connection, an answer, or the next bytes of a body. */
 	requestTimeoutMs: number;
+	/** Job Wait: longest wait for a job accepted with 202, from its acceptance to its result (jobs.ts). */
+	jobWaitMs: number;
 	/** Largest JSON or file answer read into memory. */
 	maxResponseBytes: number;
 	/** Largest file streamed into n8n's binary data, after decompression. */
@@ -46,7 +48,7 @@ export interface ServiceSettings extends TokenRedactors {
 // The credential stores names: a tab typed into a text field would not survive.
 const CSV_DELIMITERS: Record<string, ServiceSettings['csvDelimiter']> = { comma: ',', semicolon: ';', tab: '\t', pipe: '|' };
 
-export const DEFAULT_LIMITS = { requestTimeoutSeconds: 60, maxResponseMiB: 64, maxFileMiB: 10_240, maxPages: 100_000 } as const;
+export const DEFAULT_LIMITS = { requestTimeoutSeconds: 60, maxResponseMiB: 64, maxFileMiB: 10_240, maxPages: 100_000, jobWaitSeconds: 300 } as const;
 
 
 /** The settings, or the problem with the credential in words. */
@@ -96,6 +98,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		importUpload: advanced.importUpload === 'multipart' ? { form: 'multipart', field: formField } : { form: 'csv' },
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),
+		jobWaitMs: Math.round(positive(advanced.jobWait, DEFAULT_LIMITS.jobWaitSeconds) * 1000),
 		maxResponseBytes: Math.round(positive(advanced.maxResponseSize, DEFAULT_LIMITS.maxResponseMiB) * 1024 * 1024),
 		maxFileBytes: Math.round(positive(advanced.maxFileSize, DEFAULT_LIMITS.maxFileMiB) * 1024 * 1024),
 		maxPages: Math.floor(positive(advanced.maxPages, DEFAULT_LIMITS.maxPages)),

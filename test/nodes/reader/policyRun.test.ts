@@ -2,6 +2,8 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { useSandbox } from '../../sandbox/useSandbox';
 import { documentedBody } from '../../sandbox/requestDialect';
+import { dialectFromEnvironment, dialectNamed } from '../../sandbox/dialect';
+import { immediateJobs } from '../../sandbox/jobs';
 import { afterFirstAnswer, READER, runReader } from './helpers';
 
 const sandbox = useSandbox();
@@ -27,6 +29,7 @@ describe('Policy Run > Create', () => {
 					created_at: run.created_at,
 					statement_location: '/v1/reader/exports/statements',
 					statement_note: STATEMENT_NOTE,
+					statement_wait: 'did_not_wait',
 				},
 				pairedItem: { item: 0 },
 			},
@@ -90,5 +93,43 @@ describe('Policy Run > Create', () => {
 		const result = await runReader(sandbox, runCreate('={{ $json.ke }}'), { inputItems: [{ json: { ke: '' } }] });
 		expect(result.error(READER)?.message).toBe('KE is empty. Enter the KE exactly as the Service shows it. [item 0]');
 		expect(sandbox.control.requests()).toEqual([]);
+	});
+});
+
+describe('Policy Run > Create: Wait for Statement', () => {
+	// A Service that accepts the run `running` and lists its statement after two readings of the statements export.
+	const later = useSandbox({ dialect: { ...dialectNamed(dialectFromEnvironment()), jobs: { ...immediateJobs, policyRun: 'running', statementAfterReads: 2 } } });
+	const STATEMENTS = '/v1/reader/exports/statements';
+
+	it('waits until the statement is listed and adds it beside the run; only GETs of the statements export follow the POST', async () => {
+		const result = await runReader(later, runCreate('KE-1010', { statementWait: 30 }));
+		expect(result.error(READER)).toBeUndefined();
+		const [run] = later.control.policyRuns();
+		const [statement] = later.control.statements();
+		const { json } = result.output(READER)[0];
+		expect(json).toMatchObject({ id: run.id, status: 'running', statement_wait: 'found', statement_location: STATEMENTS });
+		// The statement as the export sent it (as JSON: its findings a list).
+		expect(json.statement).toEqual(expect.objectContaining({ id: statement.id, run_id: run.id, ke: 'KE-1010' }));
+		expect(later.control.requests().map((r) => [r.method, r.path])).toEqual([
+			['POST', PATH],
+			['GET', STATEMENTS],
+			['GET', STATEMENTS],
+		]);
+	});
+
+	it('gives up at the bound and says so; the run is output without a statement', async () => {
+		const result = await runReader(later, runCreate('KE-1001', { statementWait: 1 }));
+		expect(result.error(READER)).toBeUndefined();
+		const { json } = result.output(READER)[0];
+		expect(json).toMatchObject({ ke: 'KE-1001', status: 'running', statement_wait: 'gave_up' });
+		expect(json).not.toHaveProperty('statement');
+		// One reading, then the 1 s pause would pass the bound.
+		expect(later.control.requests().map((r) => r.method)).toEqual(['POST', 'GET']);
+	});
+
+	it('does not wait unless asked, and says so', async () => {
+		const result = await runReader(later, runCreate('KE-1001'));
+		expect(result.output(READER)[0].json).toMatchObject({ status: 'running', statement_wait: 'did_not_wait' });
+		expect(later.control.requests().map((r) => r.method)).toEqual(['POST']);
 	});
 });

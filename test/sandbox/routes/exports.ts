@@ -11,6 +11,7 @@ import type { StoredObject } from '../objectStore';
 import { storedZip } from '../zip';
 import { UNKNOWN_PARAMETER } from '../dialect';
 import { nameFor } from '../requestDialect';
+import { statementsRead } from '../jobs';
 
 // Rows per write: keeps memory flat for 100,000-row pages without a write call per row.
 const rowsPerChunk = 500;
@@ -90,6 +91,8 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 	}
 
 	const spec = listingSpecs[listing];
+	// A policy run accepted `running` has its statement listed after some reads (jobs.ts).
+	if (listing === 'statements' && position.page === 1) statementsRead(reader);
 	const rows = spec.rows(sandbox.state, reader, query);
 	const end = Math.min(rows.length, position.offset + pageSize);
 	const { jsonListsAs, emptyListAs } = sandbox.dialect.answers;

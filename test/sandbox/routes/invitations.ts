@@ -3,6 +3,7 @@ import { HttpError, jsonObject, sendJson } from '../http';
 import { checkImport, existingDuplicate, fieldProblems, importColumns, type InvitationInput } from '../invitationChecks';
 import type { Invitation } from '../types';
 import { canonicalBody, importFile, spokenWords } from '../requestDialect';
+import { acceptJob } from './jobs';
 
 /** Days an unanswered invitation stays open. */
 const invitationLifetimeDays = 30;
@@ -50,7 +51,10 @@ export const invitationRoutes: Route[] = [
 				return { ...row, invitation_id: createInvitation(ctx, input).id };
 			});
 			const accepted = rows.filter((r) => r.ok).length;
-			sendJson(ctx.res, 200, { rows, accepted, refused: rows.length - accepted });
+			const answer = { rows, accepted, refused: rows.length - accepted };
+			// Checked at once, answered at once or as a job to follow (the dialect's jobs).
+			if (ctx.sandbox.dialect.jobs.import === 'immediate') sendJson(ctx.res, 200, answer);
+			else acceptJob(ctx, answer);
 		},
 	},
 ];

@@ -4,6 +4,7 @@ import { findingsFor } from '../records';
 import type { PolicyRun, Statement } from '../types';
 import { notShared } from './exports';
 import { canonicalBody, nameFor } from '../requestDialect';
+import { listLater } from '../jobs';
 
 export const policyRunRoutes: Route[] = [
 	{
@@ -37,6 +38,12 @@ export const policyRunRoutes: Route[] = [
 				id: runId, ke, status: 'completed', statement_id: statement.id, created_at: statement.created_at, parameters,
 			};
 			ctx.reader.policyRuns.push(run);
+			const { jobs } = ctx.sandbox.dialect;
+			if (jobs.policyRun === 'running') {
+				// Accepted running: the statement is listed a little later, and the answer does not name it yet.
+				listLater(ctx.reader, statement, jobs.statementAfterReads);
+				return sendJson(ctx.res, 201, { id: run.id, ke: run.ke, status: 'running', created_at: run.created_at });
+			}
 			ctx.reader.statements.push(statement);
 			sendJson(ctx.res, 201, { id: run.id, ke: run.ke, status: run.status, statement_id: run.statement_id, created_at: run.created_at });
 		},

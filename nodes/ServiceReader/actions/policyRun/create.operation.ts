@@ -5,6 +5,7 @@ import { companyRequest } from '../../helpers/companyShare';
 import { parseExtraFields } from '../../helpers/extraFields';
 import { keField, keParameter, whenNotSharedOption } from '../../helpers/fields';
 import { inputProblem } from '../../helpers/itemInput';
+import { waitForStatement } from '../../helpers/statementWait';
 
 const show = { resource: ['policyRun'], operation: ['create'] };
 
@@ -31,6 +32,15 @@ export const description: INodeProperties[] = [
 				description:
 					'More fields to send with the run, as a JSON object, e.g. {"policy": "standard"}. The spec does not list them; ke is set from the KE field.',
 			},
+			{
+				displayName: 'Wait for Statement (Seconds)',
+				name: 'statementWait',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 3600 },
+				default: 60,
+				description:
+					'Wait up to this long for the run\'s statement to be listed at the statements export (read every page, again after 1, 2, 4… s), and add it to the output as statement. Without this option the node does not wait; statement_wait says which happened.',
+			},
 			whenNotSharedOption,
 		],
 	},
@@ -56,12 +66,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{ ke },
 	);
 	if (!result.shared) return [result.item];
+	const run = result.answer.body as IDataObject;
+	const boundSeconds = Number(this.getNodeParameter('options.statementWait', itemIndex, 0));
+	const waited = Number.isFinite(boundSeconds) && boundSeconds > 0 ? await waitForStatement.call(this, itemIndex, run, boundSeconds * 1000) : { wait: 'did_not_wait' as const };
 	return [
 		{
 			// Beside the Service's fields, never instead (addedFields.ts).
-			json: withAdded(result.answer.body as IDataObject, {
+			json: withAdded(run, {
 				statement_location: STATEMENT_LOCATION,
 				statement_note: STATEMENT_NOTE,
+				// found, gave_up (at the option's bound) or did_not_wait: never silent about the statement.
+				statement_wait: waited.wait,
+				...('statement' in waited && waited.statement ? { statement: waited.statement } : {}),
 			}) as IDataObject,
 		},
 	];
