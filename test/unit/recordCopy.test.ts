@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 
-import { checkRecordCopy, decodeBytes, ed25519PublicKey } from '../../nodes/ServiceReader/helpers/recordCopy';
+import { checkRecordCopy, decodeBytes, publicKeyOf } from '../../nodes/ServiceReader/helpers/recordCopy';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const spkiDer = publicKey.export({ format: 'der', type: 'spki' });
@@ -61,10 +61,10 @@ describe('checkRecordCopy', () => {
 		expect(checkRecordCopy(file, { ...answer, public_key: key }).copy_matches).toBe(true);
 	});
 
-	it('fails loudly, naming the field, when the key is not an Ed25519 key (no check ran)', () => {
+	it('fails loudly, naming the field, when the key does not fit the algorithm named (no check ran)', () => {
 		const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
 		expect(() => checkRecordCopy(file, { ...answer, public_key: rsa.export({ format: 'der', type: 'spki' }).toString('base64') })).toThrow(
-			expect.objectContaining({ field: 'public_key', message: expect.stringMatching(/public_key could not be read as an Ed25519 public key \(the key is rsa, not Ed25519\)/) }),
+			expect.objectContaining({ field: 'public_key', message: 'The Service signs with Ed25519 (field algorithm) but its public_key is an RSA key' }),
 		);
 	});
 
@@ -74,8 +74,10 @@ describe('checkRecordCopy', () => {
 		['an object holding no key', { public_key: { id: 'k1', created: '2026' } }, 'public_key'],
 		['a digest of the wrong length', { sha256: answer.sha256.slice(2) }, 'sha256'],
 		['a signature in no known encoding', { signature: '!!' + answer.signature.slice(2) }, 'signature'],
-		['a digest of another algorithm', { sha256: undefined, digest: { alg: 'sha512', value: answer.sha256 } }, 'digest.alg'],
-		['another signing algorithm', { algorithm: 'RSA-PSS' }, 'algorithm'],
+		['a digest of an algorithm not read', { sha256: undefined, digest: { alg: 'md5', value: answer.sha256 } }, 'digest.alg'],
+		['a digest shorter than the algorithm named', { sha256: undefined, digest: { alg: 'sha512', value: answer.sha256 } }, 'digest.value'],
+		['a signing algorithm not read', { algorithm: 'HS256' }, 'algorithm'],
+		['a signing algorithm the key does not fit', { algorithm: 'RSA-PSS' }, 'public_key'],
 		['no signature at all', { signature: undefined }, 'signature'],
 	])('fails loudly, naming the field, for %s', (_label, change, field) => {
 		expect(() => checkRecordCopy(file, { ...answer, ...change })).toThrow(expect.objectContaining({ field }));
@@ -119,8 +121,8 @@ describe('decodeBytes', () => {
 	});
 });
 
-describe('ed25519PublicKey', () => {
+describe('publicKeyOf', () => {
 	it('reads base64 DER SPKI, as the Service publishes it', () => {
-		expect(ed25519PublicKey(spkiDer.toString('base64')).asymmetricKeyType).toBe('ed25519');
+		expect(publicKeyOf(spkiDer.toString('base64')).asymmetricKeyType).toBe('ed25519');
 	});
 });
