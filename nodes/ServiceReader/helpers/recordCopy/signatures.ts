@@ -30,6 +30,8 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** Where an object holding a key keeps it (`{"value": ...}`, `{"pem": ...}`). */
 const KEY_VALUE_NAMES = ['value', 'key', 'public_key', 'publicKey', 'jwk', 'pem', 'der', 'raw', 'spki', 'base64', 'b64', 'base64url', 'hex'];
 
+const UNPARSED = Symbol('unparsed');
+
 /** What a key value is instead of a key, in words; the caller names the field. */
 export class UnreadableKey extends Error {}
 
@@ -83,12 +85,13 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 	if (typeof value !== 'string') throw new UnreadableKey(`${kindOf(value)}, not a key`);
 	const text = value.trim();
 	if (text.startsWith('{')) {
-		let parsed: unknown;
+		let parsed: unknown = UNPARSED;
 		try {
 			parsed = JSON.parse(text);
 		} catch {
-			throw new UnreadableKey(`${kindOf(value)} starting with { that is not JSON`);
+			// Said below, outside the catch.
 		}
+		if (parsed === UNPARSED) throw new UnreadableKey(`${kindOf(value)} starting with { that is not JSON`);
 		return publicKeyOf(parsed, depth + 1);
 	}
 	if (text.startsWith('-----BEGIN')) return fromNode(() => createPublicKey(text), 'PEM');
@@ -111,11 +114,13 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 
 /** Node's reading of a key; its refusal said in a few words (Node's own, which never quote the key). */
 function fromNode(read: () => KeyObject, form: string): KeyObject {
+	let problem = '';
 	try {
 		return read();
 	} catch (error) {
-		throw new UnreadableKey(`${form} Node cannot read: ${(error as Error).message.slice(0, 100)}`);
+		problem = (error as Error).message.slice(0, 100);
 	}
+	throw new UnreadableKey(`${form} Node cannot read: ${problem}`);
 }
 
 /** The key's type in words: `an Ed25519 key`, `an EC key on P-256`, `an RSA key`. */
