@@ -9,7 +9,7 @@ import { createHash, type KeyObject } from 'node:crypto';
 
 import { DIGEST_LABELS, digestAlgorithmNamed, digestAlgorithmOfFieldName, digestOf, publishedDigest, type Declared } from './recordCopy/digests';
 import { UnreadableVerification } from './recordCopy/encodings';
-import { publicKeyOf, publishedSignature, signatureSuite, signatureVerifies, suiteLabel } from './recordCopy/signatures';
+import { jwkAlgorithm, publicKeyOf, publishedSignature, signatureSuite, signatureVerifies, suiteLabel } from './recordCopy/signatures';
 
 export { decodeBytes, UnreadableVerification } from './recordCopy/encodings';
 export { publicKeyOf } from './recordCopy/signatures';
@@ -55,7 +55,7 @@ function short(hex: string): string {
 }
 
 /** The algorithms the answer names, in order: top level, beside the signature, in the key (a JWK's `alg`). */
-function algorithmsOf(answer: Fields, signature: unknown, key: unknown): Declared[] {
+function algorithmsOf(answer: Fields, signature: unknown, key: unknown, keyField = 'public_key'): Declared[] {
 	const found: Declared[] = [];
 	const top = part(answer, ALGORITHM_NAMES);
 	if (top) found.push({ field: top.name, value: top.value });
@@ -63,8 +63,8 @@ function algorithmsOf(answer: Fields, signature: unknown, key: unknown): Declare
 		const inner = part(signature, ALGORITHM_NAMES);
 		if (inner) found.push({ field: `signature.${inner.name}`, value: inner.value });
 	}
-	const jwk = isRecord(key) && Array.isArray(key.keys) && key.keys.length === 1 ? key.keys[0] : key;
-	if (isRecord(jwk) && own(jwk, 'kty') && typeof jwk.alg === 'string') found.push({ field: 'alg', value: jwk.alg });
+	const alg = jwkAlgorithm(key);
+	if (alg !== undefined) found.push({ field: `${keyField}.alg`, value: alg });
 	return found;
 }
 
@@ -83,7 +83,7 @@ export function checkRecordCopy(copy: Uint8Array, answer: VerificationAnswer): C
 	const digestPart = part(answer, DIGEST_NAMES);
 	const signaturePart = part(answer, SIGNATURE_NAMES);
 	const digestAlgorithmPart = part(answer, DIGEST_ALGORITHM_NAMES);
-	const algorithms = algorithmsOf(answer, signaturePart?.value, keyPart?.value);
+	const algorithms = algorithmsOf(answer, signaturePart?.value, keyPart?.value, keyPart?.name);
 	const missing = [!digestPart && 'sha256 (or digest)', !signaturePart && 'signature', !keyPart && 'public_key'].filter(Boolean);
 	if (missing.length > 0) {
 		throw new UnreadableVerification(

@@ -112,6 +112,20 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 	}
 }
 
+/** The `alg` a JWK key says (an object, a JWK set of one, or its JSON text), if any. */
+export function jwkAlgorithm(value: unknown): string | undefined {
+	let jwk = value;
+	if (typeof jwk === 'string' && jwk.trim().startsWith('{')) {
+		try {
+			jwk = JSON.parse(jwk);
+		} catch {
+			return undefined;
+		}
+	}
+	if (isRecord(jwk) && Array.isArray(jwk.keys) && jwk.keys.length === 1) jwk = jwk.keys[0];
+	return isRecord(jwk) && own(jwk, 'kty') && typeof jwk.alg === 'string' ? jwk.alg : undefined;
+}
+
 /** Node's reading of a key; its refusal said in a few words (Node's own, which never quote the key). */
 function fromNode(read: () => KeyObject, form: string): KeyObject {
 	let problem = '';
