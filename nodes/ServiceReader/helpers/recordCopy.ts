@@ -57,8 +57,11 @@ function short(hex: string): string {
 /** The algorithms the answer names, in order: top level, beside the signature, in the key (a JWK's `alg`). */
 function algorithmsOf(answer: Fields, signature: unknown, key: unknown, keyField = 'public_key'): Declared[] {
 	const found: Declared[] = [];
-	const top = part(answer, ALGORITHM_NAMES);
-	if (top) found.push({ field: top.name, value: top.value });
+	// Every name, not the first: `algorithm` may name the digest and `signature_algorithm` the signature.
+	for (const name of ALGORITHM_NAMES) {
+		const top = part(answer, [name]);
+		if (top) found.push({ field: top.name, value: top.value });
+	}
 	if (isRecord(signature)) {
 		const inner = part(signature, ALGORITHM_NAMES);
 		if (inner) found.push({ field: `signature.${inner.name}`, value: inner.value });

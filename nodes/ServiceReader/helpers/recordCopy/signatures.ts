@@ -214,7 +214,7 @@ export function publishedSignature(field: string, text: string | undefined, suit
 		if (bytes !== undefined && encodings.length > 0) return { bytes, encodings };
 		throw new UnreadableVerification(field, `The Service's ${field} could not be read as an ${label} signature (DER, or r‖s of ${raw} bytes, in hex, base64 or base64url): it is ${kindOf(value)}`);
 	}
-	const size = suite.scheme === 'ed25519' ? 64 : (key.asymmetricKeyDetails?.modulusLength ?? 0) / 8;
+	const size = suite.scheme === 'ed25519' ? 64 : Math.ceil((key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
 	const bytes = body === undefined ? undefined : decodeBytes(body, [size]);
 	if (bytes === undefined) {
 		throw new UnreadableVerification(field, `The Service's ${field} could not be read as an ${label} signature (${size} bytes in hex, base64 or base64url): it is ${kindOf(value)}`);
