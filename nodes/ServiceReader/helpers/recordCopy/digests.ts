@@ -1,7 +1,7 @@
 /**
  * The published digest of a record (docs/service-choices.md: Verification): SHA-256, SHA-384 or
  * SHA-512, in hex, base64 or base64url, bare, as `alg=value` / `alg:value` (RFC 3230 `Digest`, RFC 9530
- * `Content-Digest` with `:base64:`), or an object naming the algorithm. Pure: no n8n types.
+ * `Content-Digest` with `:base64:`, SRI's `sha512-`), or an object naming the algorithm. Pure: no n8n types.
  */
 import { createHash } from 'node:crypto';
 
@@ -135,6 +135,9 @@ function digestText(field: string, value: unknown, say: (where: string, name: un
  * its end, so an `=` or `:` with more text after it can only end an algorithm's name.
  */
 function prefixed(entry: string): { algorithm?: string; value: string } {
+	// Subresource Integrity (`sha512-<base64>`, as npm's `integrity`): a dash, which base64url also holds, so only these names.
+	const sri = /^sha(256|384|512)-/i.exec(entry);
+	if (sri !== null) return { algorithm: `sha${sri[1]}`, value: entry.slice(sri[0].length) };
 	let cut = -1;
 	for (let index = 0; index < entry.length; index++) {
 		if (entry[index] === '=' || entry[index] === ':') {
