@@ -159,3 +159,12 @@ describe('checkRecordCopy beyond Ed25519 and SHA-256', () => {
 		);
 	});
 });
+
+describe('checkRecordCopy where Node cannot check', () => {
+	it('an RSA-PSS key bound to SHA-384 with PS256 named fails naming the key, never copy_matches', () => {
+		// saltLength is a number to Node; its types say string.
+		const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha384', mgf1HashAlgorithm: 'sha384', saltLength: 48 as unknown as string });
+		const answer = { algorithm: 'PS256', sha256: sha256(file), signature: Buffer.alloc(256, 1).toString('base64'), public_key: pss.publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+		expect(() => checkRecordCopy(file, answer)).toThrow(expect.objectContaining({ field: 'public_key', message: 'The Service signs with PS256 (field algorithm) but its public_key is an RSA-PSS key: its parameters sign with SHA-384 only' }));
+	});
+});

@@ -54,17 +54,17 @@ function short(hex: string): string {
 	return hex.length > 16 ? `${hex.slice(0, 16)}…` : hex;
 }
 
-/** The algorithms the answer names, in order: top level, beside the signature, in the key (a JWK's `alg`). */
+/** The algorithms the answer names as text, in order: top level, beside the signature, in the key (a JWK's `alg`); the key says the rest. */
 function algorithmsOf(answer: Fields, signature: unknown, key: unknown, keyField = 'public_key'): Declared[] {
 	const found: Declared[] = [];
 	// Every name, not the first: `algorithm` may name the digest and `signature_algorithm` the signature.
 	for (const name of ALGORITHM_NAMES) {
 		const top = part(answer, [name]);
-		if (top) found.push({ field: top.name, value: top.value });
+		if (top && typeof top.value === 'string') found.push({ field: top.name, value: top.value });
 	}
 	if (isRecord(signature)) {
 		const inner = part(signature, ALGORITHM_NAMES);
-		if (inner) found.push({ field: `signature.${inner.name}`, value: inner.value });
+		if (inner && typeof inner.value === 'string') found.push({ field: `signature.${inner.name}`, value: inner.value });
 	}
 	const alg = jwkAlgorithm(key);
 	if (alg !== undefined) found.push({ field: `${keyField}.alg`, value: alg });
@@ -128,7 +128,7 @@ export function checkRecordCopy(copy: Uint8Array, answer: VerificationAnswer): C
 		);
 	}
 	const signatureLabel = suiteLabel(suite);
-	if (!signatureVerifies(bytes, key, suite, signature)) {
+	if (!signatureVerifies(bytes, key, suite, signature, signaturePart!.name)) {
 		return result(false, `The copy has the published ${digestLabel} but the ${signatureLabel} signature does not verify with the Service's public key.`);
 	}
 	return result(true, `The copy is byte for byte the signed file: its ${digestLabel} matches and the ${signatureLabel} signature verifies.`);

@@ -185,6 +185,7 @@ export function signatureSuite(declared: readonly Declared[], key: KeyObject, ke
 		const keyHash = type === 'rsa-pss' ? (key.asymmetricKeyDetails?.hashAlgorithm?.replace('-', '') as HashName | undefined) : undefined;
 		const scheme = type === 'rsa-pss' ? 'rsa-pss' : said?.scheme;
 		if (type === 'rsa-pss' && said?.scheme === 'rsa-pkcs1') throw refuse('a PSS key never signs PKCS#1 v1.5');
+		if (keyHash !== undefined && said?.hash !== undefined && said.hash !== keyHash) throw refuse(`its parameters sign with ${HASH_LABELS[keyHash] ?? keyHash} only`);
 		const hash = said?.hash ?? keyHash;
 		if (scheme === undefined || scheme === 'rsa' || hash === undefined) {
 			throw refuse('an RSA key signs with PKCS#1 v1.5 or PSS and SHA-256, SHA-384 or SHA-512, and the verification does not say which (an algorithm field such as RS256 or PS256, or the JWK\'s alg, does)');
@@ -222,8 +223,21 @@ export function publishedSignature(field: string, text: string | undefined, suit
 	return { bytes, encodings: ['der'] };
 }
 
-/** Whether the signature verifies over the exact bytes (either ECDSA encoding it reads as). */
-export function signatureVerifies(bytes: Buffer, key: KeyObject, suite: SignatureSuite, signature: PublishedSignature): boolean {
+/**
+ * Whether the signature verifies over the exact bytes (either ECDSA encoding it reads as). Node refusing
+ * to check at all is not a verdict: UnreadableVerification naming `field`.
+ */
+export function signatureVerifies(bytes: Buffer, key: KeyObject, suite: SignatureSuite, signature: PublishedSignature, field: string): boolean {
+	let problem = '';
+	try {
+		return verifies(bytes, key, suite, signature);
+	} catch (error) {
+		problem = (error as Error).message.slice(0, 100);
+	}
+	throw new UnreadableVerification(field, `The Service's ${field} could not be checked as an ${suiteLabel(suite)} signature with its key (Node: ${problem})`);
+}
+
+function verifies(bytes: Buffer, key: KeyObject, suite: SignatureSuite, signature: PublishedSignature): boolean {
 	if (suite.scheme === 'ed25519') return verify(null, bytes, key, signature.bytes);
 	if (suite.scheme === 'ecdsa') return signature.encodings.some((dsaEncoding) => verify(suite.hash!, bytes, { key, dsaEncoding }, signature.bytes));
 	const padding = suite.scheme === 'rsa-pss' ? constants.RSA_PKCS1_PSS_PADDING : constants.RSA_PKCS1_PADDING;
