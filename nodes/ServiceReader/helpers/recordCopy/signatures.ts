@@ -153,8 +153,8 @@ export function signatureSuite(declared: readonly Declared[], key: KeyObject, ke
 	let said: { field: string; words: string; scheme: Scheme | 'rsa'; hash?: HashName; curve?: string } | undefined;
 	for (const entry of declared) {
 		const reading = typeof entry.value === 'string' ? signatureAlgorithmNamed(entry.value) : undefined;
-		if (reading === undefined) throw new UnreadableVerification(entry.field, `The Service's ${entry.field} names the signature algorithm ${named(entry.value)}, which cannot be checked here (${READ})`);
-		const words = `${String(entry.value)} (field ${entry.field})`;
+		if (reading === undefined || typeof entry.value !== 'string') throw new UnreadableVerification(entry.field, `The Service's ${entry.field} names the signature algorithm ${named(entry.value)}, which cannot be checked here (${READ})`);
+		const words = `${entry.value.length <= 40 ? entry.value : kindOf(entry.value)} (field ${entry.field})`;
 		if (said === undefined) {
 			said = { field: entry.field, words, ...reading };
 			continue;
@@ -182,10 +182,12 @@ export function signatureSuite(declared: readonly Declared[], key: KeyObject, ke
 	}
 	if (type === 'rsa' || type === 'rsa-pss') {
 		if (said !== undefined && !said.scheme.startsWith('rsa')) throw refuse('');
-		const keyHash = type === 'rsa-pss' ? (key.asymmetricKeyDetails?.hashAlgorithm?.replace('-', '') as HashName | undefined) : undefined;
+		const keyHashName = type === 'rsa-pss' ? key.asymmetricKeyDetails?.hashAlgorithm?.replace('-', '') : undefined;
+		const keyHash = (['sha256', 'sha384', 'sha512'] as const).find((name) => name === keyHashName);
+		if (keyHashName !== undefined && keyHash === undefined) throw refuse(`its parameters sign with ${keyHashName}, which cannot be checked here (${READ})`);
 		const scheme = type === 'rsa-pss' ? 'rsa-pss' : said?.scheme;
 		if (type === 'rsa-pss' && said?.scheme === 'rsa-pkcs1') throw refuse('a PSS key never signs PKCS#1 v1.5');
-		if (keyHash !== undefined && said?.hash !== undefined && said.hash !== keyHash) throw refuse(`its parameters sign with ${HASH_LABELS[keyHash] ?? keyHash} only`);
+		if (keyHash !== undefined && said?.hash !== undefined && said.hash !== keyHash) throw refuse(`its parameters sign with ${HASH_LABELS[keyHash]} only`);
 		const hash = said?.hash ?? keyHash;
 		if (scheme === undefined || scheme === 'rsa' || hash === undefined) {
 			throw refuse('an RSA key signs with PKCS#1 v1.5 or PSS and SHA-256, SHA-384 or SHA-512, and the verification does not say which (an algorithm field such as RS256 or PS256, or the JWK\'s alg, does)');
