@@ -187,6 +187,9 @@ describe('the Service Reader on generated Service dialects', () => {
 					const verified = await reader({ resource: 'record', operation: 'verify', ks, checkCopy: true }, record.output(READER));
 					expect(verified.error(READER)).toBeUndefined();
 					expect(verified.output(READER).map((item) => added(item.json, 'copy_matches'))).toEqual([true]);
+					// Checked in the suite the drawn Service publishes (SHA-256/384/512; Ed25519, ECDSA, RSA-PSS, PKCS#1 v1.5).
+					const { digestSuite, signatureSuite } = drawn.answers.verification;
+					expect(added(verified.output(READER)[0].json, 'copy_reason')).toMatch(new RegExp(`its SHA-${digestSuite.slice(3)} matches and the ${signatureSuite === 'Ed25519' ? 'Ed25519' : `.*\\(${signatureSuite}\\)`} signature verifies`));
 					const tampered = fileItem(tamperedCopy(sandbox.control.record('KE-1001').bytes), `${ks}.json`, 'application/json');
 					const refused = await reader({ resource: 'record', operation: 'verify', ks, checkCopy: true }, [tampered]);
 					expect(refused.output(READER).map((item) => added(item.json, 'copy_matches'))).toEqual([false]);

@@ -34,9 +34,13 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	secretInObject: fc.boolean(),
 	importNumbering: fc.constantFrom<AnswerShapes['importNumbering']>('row', 'line'),
 	verification: fc.record({
-		publicKey: fc.constantFrom<VerificationForms['publicKey']>('spki-base64', 'spki-hex', 'pem', 'jwk', 'raw-hex', 'raw-base64url'),
-		digest: fc.constantFrom<VerificationForms['digest']>('hex', 'base64', 'nested'),
+		publicKey: fc.constantFrom<VerificationForms['publicKey']>('spki-base64', 'spki-hex', 'pem', 'jwk', 'raw-hex', 'raw-base64url', 'pkcs1-pem', 'jwk-text'),
+		digest: fc.constantFrom<VerificationForms['digest']>('hex', 'base64', 'nested', 'bare', 'prefixed', 'structured', 'colon', 'sibling'),
 		signature: fc.constantFrom<VerificationForms['signature']>('base64', 'hex', 'base64url', 'nested'),
+		digestSuite: fc.constantFrom<VerificationForms['digestSuite']>('sha256', 'sha384', 'sha512'),
+		signatureSuite: fc.constantFrom<VerificationForms['signatureSuite']>('Ed25519', 'ES256', 'ES384', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'),
+		ecdsaEncoding: fc.constantFrom<VerificationForms['ecdsaEncoding']>('der', 'p1363'),
+		namesAlgorithm: fc.boolean(),
 	}),
 	compressed: fc.boolean(),
 });

@@ -32,10 +32,36 @@ export interface AnswerShapes {
 }
 
 export interface VerificationForms {
-	publicKey: 'spki-base64' | 'pem' | 'jwk' | 'raw-hex' | 'raw-base64url' | 'spki-hex';
-	digest: 'hex' | 'base64' | 'nested';
+	/** `raw-*`: Ed25519's 32 bytes, an EC key's point, an RSA key's PKCS#1 DER; `pkcs1-pem` an RSA key's `RSA PUBLIC KEY` (SPKI PEM for others). */
+	publicKey: 'spki-base64' | 'pem' | 'jwk' | 'raw-hex' | 'raw-base64url' | 'spki-hex' | 'pkcs1-pem' | 'jwk-text';
+	/**
+	 * `hex`/`base64` under a field named for the algorithm (`sha256`, `sha512`), `nested` `{"digest": {"alg", "value"}}`,
+	 * `bare` a `digest` with no algorithm (its size says it), `prefixed` `SHA-512=<base64>` (RFC 3230), `structured`
+	 * `content_digest: "sha-512=:<base64>:"` (RFC 9530), `colon` `sha512:<hex>`, `sibling` a `digest_algorithm` field beside it.
+	 */
+	digest: 'hex' | 'base64' | 'nested' | 'bare' | 'prefixed' | 'structured' | 'colon' | 'sibling';
 	signature: 'base64' | 'hex' | 'base64url' | 'nested';
+	/** The record's digest: SHA-256 as documented, or another. */
+	digestSuite: DigestSuite;
+	/** The record's signature: Ed25519 as documented, or ECDSA, RSA-PSS, RSA PKCS#1 v1.5 (records.ts). */
+	signatureSuite: SignatureSuiteName;
+	/** ECDSA signatures as DER or raw r‖s (IEEE P1363, as JWS writes them). */
+	ecdsaEncoding: 'der' | 'p1363';
+	/** Whether `algorithm` names the suite; where not, the key says it (an RSA key its JWK `alg`; else `algorithm` after all). */
+	namesAlgorithm: boolean;
 }
+
+export type DigestSuite = 'sha256' | 'sha384' | 'sha512';
+export type SignatureSuiteName = 'Ed25519' | 'ES256' | 'ES384' | 'PS256' | 'PS384' | 'PS512' | 'RS256' | 'RS384' | 'RS512';
+export const documentedVerification: VerificationForms = {
+	publicKey: 'spki-base64',
+	digest: 'hex',
+	signature: 'base64',
+	digestSuite: 'sha256',
+	signatureSuite: 'Ed25519',
+	ecdsaEncoding: 'der',
+	namesAlgorithm: true,
+};
 
 export const defaultAnswerShapes: AnswerShapes = {
 	catalogue: 'list',
@@ -48,7 +74,7 @@ export const defaultAnswerShapes: AnswerShapes = {
 	rateLimitHeader: 'Retry-After',
 	secretInObject: false,
 	importNumbering: 'row',
-	verification: { publicKey: 'spki-base64', digest: 'hex', signature: 'base64' },
+	verification: documentedVerification,
 	compressed: false,
 };
 

@@ -26,6 +26,8 @@ export interface RecordView {
 	ks: string;
 	/** Bytes the export route serves now. */
 	bytes: Buffer;
+	/** Bytes that were signed (differ from `bytes` after tamperRecord). */
+	signedBytes: Buffer;
 	sha256: string;
 	signature: string;
 }
@@ -227,7 +229,7 @@ export function createControl(sandbox: SandboxContext): SandboxControl {
 		},
 		record(ke) {
 			const signed = state.recordForKe(ke);
-			return { ke, ks: signed.ks, bytes: signed.servedBytes, sha256: signed.sha256, signature: signed.signature };
+			return { ke, ks: signed.ks, bytes: signed.servedBytes, signedBytes: signed.signedBytes, sha256: signed.sha256, signature: signed.signature };
 		},
 		tamperRecord(ke) {
 			const signed = state.recordForKe(ke);

@@ -122,7 +122,8 @@ export const altDialect: Dialect = {
 		rateLimitHeader: 'RateLimit-Reset',
 		secretInObject: true,
 		importNumbering: 'line',
-		verification: { publicKey: 'jwk', digest: 'nested', signature: 'nested' },
+		// SHA-512 and ECDSA P-256 signatures as raw r‖s (ES256, as JWS writes them).
+		verification: { publicKey: 'jwk', digest: 'nested', signature: 'nested', digestSuite: 'sha512', signatureSuite: 'ES256', ecdsaEncoding: 'p1363', namesAlgorithm: true },
 		compressed: true,
 	},
 	// Integer alert ids and more fields than the spec's five (numeric severities and Unix times are drawn by

@@ -1,6 +1,6 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { constants, createHash, generateKeyPairSync, sign } from 'node:crypto';
 
-import { checkRecordCopy, decodeBytes, ed25519PublicKey } from '../../nodes/ServiceReader/helpers/recordCopy';
+import { checkRecordCopy, decodeBytes, publicKeyOf } from '../../nodes/ServiceReader/helpers/recordCopy';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const spkiDer = publicKey.export({ format: 'der', type: 'spki' });
@@ -61,10 +61,10 @@ describe('checkRecordCopy', () => {
 		expect(checkRecordCopy(file, { ...answer, public_key: key }).copy_matches).toBe(true);
 	});
 
-	it('fails loudly, naming the field, when the key is not an Ed25519 key (no check ran)', () => {
+	it('fails loudly, naming the field, when the key does not fit the algorithm named (no check ran)', () => {
 		const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
 		expect(() => checkRecordCopy(file, { ...answer, public_key: rsa.export({ format: 'der', type: 'spki' }).toString('base64') })).toThrow(
-			expect.objectContaining({ field: 'public_key', message: expect.stringMatching(/public_key could not be read as an Ed25519 public key \(the key is rsa, not Ed25519\)/) }),
+			expect.objectContaining({ field: 'public_key', message: 'The Service signs with Ed25519 (field algorithm) but its public_key is an RSA key' }),
 		);
 	});
 
@@ -74,8 +74,10 @@ describe('checkRecordCopy', () => {
 		['an object holding no key', { public_key: { id: 'k1', created: '2026' } }, 'public_key'],
 		['a digest of the wrong length', { sha256: answer.sha256.slice(2) }, 'sha256'],
 		['a signature in no known encoding', { signature: '!!' + answer.signature.slice(2) }, 'signature'],
-		['a digest of another algorithm', { sha256: undefined, digest: { alg: 'sha512', value: answer.sha256 } }, 'digest.alg'],
-		['another signing algorithm', { algorithm: 'RSA-PSS' }, 'algorithm'],
+		['a digest of an algorithm not read', { sha256: undefined, digest: { alg: 'md5', value: answer.sha256 } }, 'digest.alg'],
+		['a digest shorter than the algorithm named', { sha256: undefined, digest: { alg: 'sha512', value: answer.sha256 } }, 'digest.value'],
+		['a signing algorithm not read', { algorithm: 'HS256' }, 'algorithm'],
+		['a signing algorithm the key does not fit', { algorithm: 'RSA-PSS' }, 'public_key'],
 		['no signature at all', { signature: undefined }, 'signature'],
 	])('fails loudly, naming the field, for %s', (_label, change, field) => {
 		expect(() => checkRecordCopy(file, { ...answer, ...change })).toThrow(expect.objectContaining({ field }));
@@ -119,8 +121,50 @@ describe('decodeBytes', () => {
 	});
 });
 
-describe('ed25519PublicKey', () => {
+describe('publicKeyOf', () => {
 	it('reads base64 DER SPKI, as the Service publishes it', () => {
-		expect(ed25519PublicKey(spkiDer.toString('base64')).asymmetricKeyType).toBe('ed25519');
+		expect(publicKeyOf(spkiDer.toString('base64')).asymmetricKeyType).toBe('ed25519');
+	});
+});
+
+describe('checkRecordCopy beyond Ed25519 and SHA-256', () => {
+	// saltLength is a number to Node; its types say string.
+	const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha384', mgf1HashAlgorithm: 'sha384', saltLength: 48 as unknown as string });
+	const rsa = generateKeyPairSync('rsa', { modulusLength: 2047 });
+	const es256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+	const sha512 = createHash('sha512').update(file).digest();
+
+	it('reads an RSA-PSS key\'s own hash when no algorithm is named', () => {
+		const signature = sign('sha384', file, { key: pss.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 48 });
+		const check = checkRecordCopy(file, { digest: `sha-512=:${sha512.toString('base64')}:`, signature: signature.toString('base64'), public_key: pss.publicKey.export({ format: 'pem', type: 'spki' }).toString() });
+		expect(check).toMatchObject({ copy_matches: true, copy_reason: 'The copy is byte for byte the signed file: its SHA-512 matches and the RSA-PSS SHA-384 (PS384) signature verifies.' });
+	});
+
+	it('reads an RSA key of an odd size, with the suite in signature_algorithm beside an algorithm naming the digest', () => {
+		const signature = sign('sha256', file, rsa.privateKey);
+		const answer = { algorithm: 'SHA-512', signature_algorithm: 'RSASSA-PKCS1-v1_5-SHA256', digest: sha512.toString('hex'), signature: signature.toString('hex'), public_key: rsa.publicKey.export({ format: 'der', type: 'pkcs1' }).toString('base64') };
+		expect(checkRecordCopy(file, answer)).toMatchObject({ copy_matches: true, copy_reason: expect.stringContaining('SHA-512 matches and the RSA PKCS#1 v1.5 SHA-256 (RS256) signature verifies') });
+		// A signature of all ones (above the modulus) is read, checked and refused: copy_matches false, nothing thrown.
+		expect(checkRecordCopy(file, { ...answer, signature: Buffer.alloc(256, 0xff).toString('hex') }).copy_matches).toBe(false);
+	});
+
+	it('names the ECDSA encoding it read either way, and a P-256 key with ES384 fails naming the key', () => {
+		const der = sign('sha256', file, es256.privateKey);
+		const raw = sign('sha256', file, { key: es256.privateKey, dsaEncoding: 'ieee-p1363' });
+		const base = { alg: 'ES256', sha256: sha256(file), public_key: es256.publicKey.export({ format: 'jwk' }) };
+		expect(checkRecordCopy(file, { ...base, signature: der.toString('base64') }).copy_matches).toBe(true);
+		expect(checkRecordCopy(file, { ...base, signature: raw.toString('base64url') }).copy_matches).toBe(true);
+		expect(() => checkRecordCopy(file, { ...base, alg: 'ES384', signature: raw.toString('hex') })).toThrow(
+			expect.objectContaining({ field: 'public_key', message: 'The Service signs with ES384 (field alg) but its public_key is an EC key on prime256v1' }),
+		);
+	});
+});
+
+describe('checkRecordCopy where Node cannot check', () => {
+	it('an RSA-PSS key bound to SHA-384 with PS256 named fails naming the key, never copy_matches', () => {
+		// saltLength is a number to Node; its types say string.
+		const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha384', mgf1HashAlgorithm: 'sha384', saltLength: 48 as unknown as string });
+		const answer = { algorithm: 'PS256', sha256: sha256(file), signature: Buffer.alloc(256, 1).toString('base64'), public_key: pss.publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+		expect(() => checkRecordCopy(file, answer)).toThrow(expect.objectContaining({ field: 'public_key', message: 'The Service signs with PS256 (field algorithm) but its public_key is an RSA-PSS key: its parameters sign with SHA-384 only' }));
 	});
 });

@@ -3,6 +3,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { createHash } from 'node:crypto';
 
 import { useSandbox } from '../../sandbox/useSandbox';
+import { publicKeyAs } from '../../sandbox/records';
 import { verificationBody } from '../../sandbox/routes/verify';
 import { afterFirstAnswer, binaryBytes, fileItem, fileStatus, READER, runReader } from './helpers';
 
@@ -13,6 +14,13 @@ const verify = (ks: string, checkCopy = false) => ({ resource: 'record', operati
 const recordPath = (ke: string) => `/v1/reader/exports/records/${ke}`;
 const recordLogEntry = (ke: string) => ({ at: expect.any(String), reader: 'reader', export: 'record', path: recordPath(ke), ke });
 const readerRecordLog = () => sandbox.control.accessLog().filter((e) => e.export === 'record');
+/** The suites this dialect publishes, in the words of copy_reason (default: SHA-256 and Ed25519; alt: SHA-512 and ES256). */
+const suiteWords = () => {
+	const { digestSuite, signatureSuite } = sandbox.dialect.answers.verification;
+	const digest = `SHA-${digestSuite.slice(3)}`;
+	const signature = signatureSuite === 'Ed25519' ? 'Ed25519' : signatureSuite === 'ES256' ? 'ECDSA P-256 SHA-256 (ES256)' : signatureSuite;
+	return { digest, signature };
+};
 
 describe('Record > Get', () => {
 	it('outputs the parsed record and the exact signed bytes as a .json file, logged for reader and company', async () => {
@@ -206,7 +214,7 @@ describe('Record > Verify', () => {
 					...verificationBody(sandbox.dialect.answers.verification, { ...served, valid: true, signedAt: '' }),
 					signed_at: expect.any(String),
 					copy_matches: true,
-					copy_reason: 'The copy is byte for byte the signed file: its SHA-256 matches and the Ed25519 signature verifies.',
+					copy_reason: `The copy is byte for byte the signed file: its ${suiteWords().digest} matches and the ${suiteWords().signature} signature verifies.`,
 					copy_sha256: served.sha256,
 				},
 				pairedItem: { item: 0 },
@@ -230,10 +238,15 @@ describe('Record > Verify', () => {
 		const [item] = result.output(READER);
 		const copySha = createHash('sha256').update(bytes).digest('hex');
 		expect(item.json).toMatchObject({ valid: true, copy_matches: false, copy_sha256: copySha });
+		// In the dialect's digest: the copy's and the one published for the signed bytes.
+		const suite = sandbox.dialect.answers.verification.digestSuite;
+		const { signedBytes } = sandbox.control.record('KE-1005');
+		const [copyDigest, published] = [bytes, signedBytes].map((b) => createHash(suite).update(b).digest('hex').slice(0, 16));
 		expect(item.json.copy_reason).toBe(
-			`The copy's SHA-256 (${copySha.slice(0, 16)}…) differs from the published one (${sandbox.control.record('KE-1005').sha256.slice(0, 16)}…): `
+			`The copy's ${suiteWords().digest} (${copyDigest}…) differs from the published one (${published}…): `
 				+ 'the copy is not the signed file. It was changed, re-saved or re-encoded; download the record again.',
 		);
+		if (suite === 'sha256') expect(published).toBe(sandbox.control.record('KE-1005').sha256.slice(0, 16));
 	});
 
 	it('a re-serialised copy of a good record fails the copy check', async () => {
@@ -245,15 +258,31 @@ describe('Record > Verify', () => {
 		expect(result.output(READER)[0].json).toMatchObject({ ks: 'KS-1006-v1', valid: true, copy_matches: false });
 	});
 
-	it('fails loudly, naming the field, when the Service\'s key cannot be read: never copy_matches false', async () => {
+	it.each([
+		['a JWK Node cannot read', { kty: 'EC', crv: 'P-256', x: 'AQAB', y: 'AQAB' }, /^The Service's public_key could not be read as a public key \(a JWK Node cannot read: .+\); .* The copy was not checked\./],
+		['an RSA key with no algorithm named', { kty: 'RSA', n: 'AQAB', e: 'AQAB' }, /^The Service's public_key is an RSA key: .* does not say which .* The copy was not checked\./],
+	])('fails loudly, naming the field, when the Service\'s key is %s: never copy_matches false', async (_label, key, description) => {
 		const bytes = sandbox.control.record('KE-1008').bytes;
 		const sha256 = sandbox.control.record('KE-1008').sha256;
-		const body = JSON.stringify({ ks: 'KS-1008-v1', valid: true, sha256, signature: sandbox.control.record('KE-1008').signature, public_key: { kty: 'RSA', n: 'AQAB', e: 'AQAB' } });
+		const body = JSON.stringify({ ks: 'KS-1008-v1', valid: true, sha256, signature: sandbox.control.record('KE-1008').signature, public_key: key });
 		sandbox.control.failRoute({ path: '/v1/public/reports/KS-1008-v1/verify', mode: 'answer', status: 200, contentType: 'application/json', body, times: 1 });
 		const result = await runReader(sandbox, verify('KS-1008-v1', true), { inputItems: [fileItem(bytes, 'KS-1008-v1.json', 'application/json')] });
 		expect(result.output(READER)).toEqual([]);
 		expect(result.error(READER)?.message).toBe('Check Copy could not read the Service\'s verification: field public_key');
-		expect(result.error(READER)?.description).toMatch(/^The Service's public_key could not be read as an Ed25519 public key \(.+\); .* The copy was not checked\./);
+		expect(result.error(READER)?.description).toMatch(description);
+	});
+
+	it('fails loudly, naming the field, for a digest algorithm it does not read: never copy_matches false', async () => {
+		const record = sandbox.control.record('KE-1008');
+		const body = JSON.stringify({ ks: 'KS-1008-v1', valid: true, digest: `md5=${createHash('md5').update(record.bytes).digest('base64')}`, signature: record.signature, public_key: publicKeyAs('pem') });
+		sandbox.control.failRoute({ path: '/v1/public/reports/KS-1008-v1/verify', mode: 'answer', status: 200, contentType: 'application/json', body, times: 1 });
+		const result = await runReader(sandbox, verify('KS-1008-v1', true), { inputItems: [fileItem(record.bytes, 'KS-1008-v1.json', 'application/json')] });
+		expect(result.output(READER)).toEqual([]);
+		expect(result.error(READER)?.message).toBe('Check Copy could not read the Service\'s verification: field digest');
+		expect(result.error(READER)?.description).toBe(
+			'The Service\'s digest names the digest algorithm "md5", which cannot be checked here (SHA-256, SHA-384 and SHA-512 are read). '
+				+ 'The copy was not checked. Turn Check Copy off to pass the verification on as it is.',
+		);
 	});
 
 	it('checks the copy in the binary field it is told to', async () => {

@@ -1,7 +1,7 @@
 import type { VerificationForms } from '../answerShapes';
 import type { Route } from '../context';
 import { HttpError, sendJson } from '../http';
-import { publicKeyAs, signatureValid } from '../records';
+import { digestIn, publicKeyAs, signatureIn, signatureValid } from '../records';
 
 /** Public verification of a signed report: no token needed. */
 export const verifyRoutes: Route[] = [
@@ -13,31 +13,54 @@ export const verifyRoutes: Route[] = [
 			const [ks] = ctx.params;
 			const record = ctx.sandbox.state.recordForKs(ks);
 			if (!record) throw new HttpError(404, 'not_found', `No signed report ${ks}: check the KS.`);
-			sendJson(ctx.res, 200, verificationBody(ctx.sandbox.dialect.answers.verification, { ...record, valid: signatureValid(record) }));
+			sendJson(ctx.res, 200, verificationBody(ctx.sandbox.dialect.answers.verification, { ...record, valid: signatureValid(record), bytes: record.signedBytes }));
 		},
 	},
 ];
 
-/** The verify route's answer, its key, digest and signature in `forms`. */
+/** The verify route's answer, its key, digest and signature in `forms`, over the signed `bytes`. */
 export function verificationBody(
 	forms: VerificationForms,
-	record: { ks: string; ke: string; valid: boolean; sha256: string; signature: string; signedAt: string },
+	record: { ks: string; ke: string; valid: boolean; sha256: string; signature: string; signedAt: string; bytes: Buffer },
 ): Record<string, unknown> {
-	const digest = Buffer.from(record.sha256, 'hex');
-	const signature = Buffer.from(record.signature, 'base64');
+	const suite = forms.signatureSuite;
+	const digest = digestIn(record.bytes, forms.digestSuite);
+	const signature = suite === 'Ed25519' ? Buffer.from(record.signature, 'base64') : signatureIn(record.bytes, suite, forms.ecdsaEncoding);
+	const bits = forms.digestSuite.slice(3);
+	// An RSA key published other than as a JWK cannot say its suite: `algorithm` then says it after all.
+	const keySays = forms.publicKey === 'jwk' || forms.publicKey === 'jwk-text' || !/^[PR]S/.test(suite);
 	return {
 		ks: record.ks,
 		ke: record.ke,
 		valid: record.valid,
-		algorithm: 'Ed25519',
-		...(forms.digest === 'nested'
-			? { digest: { alg: 'sha-256', value: digest.toString('base64url') } }
-			: { sha256: forms.digest === 'hex' ? record.sha256 : digest.toString('base64') }),
+		...(forms.namesAlgorithm || !keySays ? { algorithm: suite } : {}),
+		...digestFields(forms.digest, forms.digestSuite, bits, digest),
 		signature:
 			forms.signature === 'nested'
-				? { alg: 'EdDSA', value: signature.toString('base64url') }
-				: forms.signature === 'base64' ? record.signature : signature.toString(forms.signature),
-		public_key: publicKeyAs(forms.publicKey),
+				? { alg: suite === 'Ed25519' ? 'EdDSA' : suite, value: signature.toString('base64url') }
+				: signature.toString(forms.signature),
+		public_key: publicKeyAs(forms.publicKey, suite),
 		signed_at: record.signedAt,
 	};
+}
+
+/** The digest's fields in `form` (answerShapes.ts: VerificationForms). */
+function digestFields(form: VerificationForms['digest'], suite: string, bits: string, digest: Buffer): Record<string, unknown> {
+	switch (form) {
+		case 'hex':
+		case 'base64':
+			return { [suite]: digest.toString(form) };
+		case 'nested':
+			return { digest: { alg: `sha-${bits}`, value: digest.toString('base64url') } };
+		case 'bare':
+			return { digest: digest.toString('hex') };
+		case 'prefixed':
+			return { digest: `SHA-${bits}=${digest.toString('base64')}` };
+		case 'structured':
+			return { content_digest: `sha-${bits}=:${digest.toString('base64')}:` };
+		case 'colon':
+			return { digest: `${suite}:${digest.toString('hex').toUpperCase()}` };
+		case 'sibling':
+			return { digest: digest.toString('base64url'), digest_algorithm: `SHA-${bits}` };
+	}
 }

@@ -25,7 +25,7 @@ export const description: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to also check a copy of the record held in a binary field: its SHA-256 and the Ed25519 signature over its exact bytes, with the public key the Service publishes',
+			'Whether to also check a copy of the record held in a binary field: its digest (SHA-256, SHA-384 or SHA-512) and the signature (Ed25519, ECDSA P-256/P-384, RSA-PSS or PKCS#1 v1.5) over its exact bytes, with the public key the Service publishes',
 		displayOptions: { show },
 	},
 	{
