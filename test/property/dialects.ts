@@ -2,7 +2,7 @@ import fc from 'fast-check';
 
 import type { AnswerShapes, VerificationForms } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
-import { altDialect, defaultDialect, type Dialect, type EventValues } from '../sandbox/dialect';
+import { altDialect, bearerSignIn, defaultDialect, type Dialect, type EventValues, type SandboxSignIn } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
 import type { RequestDialect } from '../sandbox/requestDialect';
 import type { RequestConcept } from '../../nodes/shared/transport/requestNames';
@@ -73,6 +73,18 @@ export const requestDialect: fc.Arbitrary<RequestDialect> = fc.record({
 	),
 });
 
+/**
+ * How a Service (or its gateway) reads the token, and how its 401 says so: a challenge naming the header,
+ * words naming it, or another scheme.
+ */
+export const signIn: fc.Arbitrary<SandboxSignIn> = fc.constantFrom<SandboxSignIn>(
+	bearerSignIn,
+	{ form: 'header', header: 'X-Api-Key', challenge: 'ApiKey header="X-Api-Key"', words: 'Send the API key in a header.' },
+	{ form: 'header', header: 'X-Service-Key', challenge: 'Key realm="service"', words: 'Missing X-Service-Key header.' },
+	{ form: 'scheme', scheme: 'Token', challenge: 'Token realm="service"', words: 'Unauthorized.' },
+	{ form: 'scheme', scheme: 'ApiKey', challenge: 'ApiKey', words: 'No key.' },
+);
+
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
 		base: fc.constantFrom(defaultDialect, altDialect),
@@ -83,8 +95,10 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		timestampUnit: fc.constantFrom<Dialect['timestampUnit']>('seconds', 'milliseconds'),
 		signatureSeparator: fc.constantFrom(',', ';', ', ', ' '),
 		values: eventValues,
+		signIn,
+		notSharedStatus: fc.constantFrom<Dialect['notSharedStatus']>(404, 410),
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, signIn, notSharedStatus }) => ({
 		...base,
 		csv,
 		answers,
@@ -93,6 +107,8 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		timestampUnit,
 		signatureSeparator,
 		eventValues: values,
+		signIn,
+		notSharedStatus,
 	}));
 
 /** The setting an error names, as the credential stores it, for a Service writing `csv`. */
@@ -100,7 +116,25 @@ export function settingNamed(message: string, csv: CsvFormat): Record<string, st
 	const names: Record<CsvFormat['delimiter'], string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
 	if (/CSV Delimiter/.test(message)) return { csvDelimiter: names[csv.delimiter] };
 	if (/CSV Header Row/.test(message)) return { csvHeaderRepeat: csv.headerEveryPage ? 'every' : 'first' };
+	if (/Send Token As/.test(message)) return signInSettingNamed(message);
 	throw new Error(`The error names no setting: ${message}`);
+}
+
+/** Send Token As and its value, as a user copies them from the 401 that names them. */
+export function signInSettingNamed(message: string): Record<string, string> {
+	const after = (words: string) => {
+		const start = message.indexOf(words);
+		if (start < 0) return undefined;
+		const rest = message.slice(start + words.length);
+		const end = [...rest].findIndex((c) => c === ' ' || c === '.' || c === ',');
+		return end < 0 ? rest : rest.slice(0, end);
+	};
+	if (!/Send Token As/.test(message)) throw new Error(`The error names no sign-in setting: ${message}`);
+	const header = after('Token Header Name to ');
+	if (header) return { tokenPlacement: 'header', authHeaderName: header };
+	const scheme = after('Token Scheme to ');
+	if (scheme) return { tokenPlacement: 'scheme', authScheme: scheme };
+	return { tokenPlacement: 'bearer' };
 }
 
 /** The request settings an error names (Request Names, Import Upload), as a user of `dialect` then fills them in. */
