@@ -25,7 +25,7 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	catalogue: fc.constantFrom<AnswerShapes['catalogue']>('list', 'keyed'),
 	endpointNesting: fc.integer({ min: 0, max: 3 }),
 	importAs: fc.constantFrom<AnswerShapes['importAs']>('json', 'csv'),
-	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403),
+	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403, 428),
 	jsonListsAs: fc.constantFrom<AnswerShapes['jsonListsAs']>('object', 'jsonLines'),
 	emptyListAs: fc.constantFrom<AnswerShapes['emptyListAs']>(200, 204),
 	errorsAs: fc.constantFrom<AnswerShapes['errorsAs']>('json', 'problem'),

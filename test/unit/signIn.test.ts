@@ -98,3 +98,13 @@ describe('does not share: 404, 410, and a 403 only when its words say the share 
 		expect(notSharedMeaning(status, code, message)).toBe(meaning);
 	});
 });
+
+describe('a 428 for the passkey keeps its words', () => {
+	test('428 Precondition Required with the passkey code, or words naming the passkey: a reader admin must confirm one; never the token', () => {
+		const coded = describeServiceError(428, { error: { code: 'passkey_required', message: 'Confirm your passkey first.' } });
+		expect(coded.message).toBe('Setting single sign-on needs a recent passkey confirmation (428)');
+		expect(coded.description).toMatch(/^Ask a reader admin to confirm their passkey in the Service/);
+		expect(describeServiceError(428, { message: 'A recent passkey confirmation is required.' }).message).toBe('Setting single sign-on needs a recent passkey confirmation (428)');
+		expect(describeServiceError(428, {}).message).toBe('The Service refused the request (428)');
+	});
+});

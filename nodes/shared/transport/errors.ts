@@ -73,10 +73,11 @@ export function describeServiceError(status: number, body: unknown, attempts = 1
 			description: `Check the Access Token in the Service API credential: it may be wrong, expired or revoked. It was sent as ${signInShown(signIn)} (${SIGN_IN_SETTING} under Advanced Settings).${said}`,
 		};
 	}
-	if (status === 403 && code === 'passkey_required') {
+	// 428 Precondition Required: another way Services ask for the passkey first.
+	if ((status === 403 && code === 'passkey_required') || (status === 428 && (code === 'passkey_required' || /passkey/i.test(message ?? '')))) {
 		return {
 			code,
-			message: 'Setting single sign-on needs a recent passkey confirmation (403)',
+			message: `Setting single sign-on needs a recent passkey confirmation (${status})`,
 			description: `Ask a reader admin to confirm their passkey in the Service, then run this node again soon after.${said}`,
 		};
 	}
