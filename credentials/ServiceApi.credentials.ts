@@ -6,6 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { readSignIn, signInHeader } from '../nodes/shared/transport/signIn';
 import { advancedSettings, advancedSettingsFields } from './advancedSettings';
 
 export class ServiceApi implements ICredentialType {
@@ -34,7 +35,7 @@ export class ServiceApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'The reader organisation\'s service access token, sent as a bearer token',
+			description: 'The reader organisation\'s service access token, sent as a bearer token (or as Advanced Settings > Send Token As says)',
 		},
 		...advancedSettingsFields,
 	];
@@ -58,13 +59,16 @@ export class ServiceApi implements ICredentialType {
 		if (origin !== new URL(baseUrl).origin) {
 			throw new Error(`The access token is sent to the Base URL's host only, not to ${origin || 'this address'}.`);
 		}
-		const seconds = Number(advancedSettings(credentials).requestTimeout ?? 60);
+		const advanced = advancedSettings(credentials);
+		const signIn = readSignIn(advanced);
+		if ('problem' in signIn) throw new Error(signIn.problem);
+		const seconds = Number(advanced.requestTimeout ?? 60);
 		return {
 			...requestOptions,
 			disableFollowRedirect: true,
 			sendCredentialsOnCrossOriginRedirect: false,
 			timeout: requestOptions.timeout ?? (Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000),
-			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+			headers: { ...requestOptions.headers, ...signInHeader(signIn.signIn, String(credentials.accessToken ?? '')) },
 		};
 	};
 
@@ -78,7 +82,18 @@ export class ServiceApi implements ICredentialType {
 		rules: [
 			{
 				type: 'responseCode',
-				properties: { value: 401, message: 'The Service rejected the access token (401): check the Access Token' },
+				properties: {
+					value: 401,
+					message:
+						'The Service rejected the access token (401): check the Access Token. If your Service reads the token from another header (X-Api-Key) or after another word than Bearer, set Advanced Settings > Send Token As',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'The Service has nothing at /v1/reader/webhooks/catalogue (404): check the Base URL. The node adds /v1/reader/... itself: enter the address up to where /v1 starts',
+				},
 			},
 			...[301, 302, 303, 307, 308].map((value) => ({
 				type: 'responseCode' as const,

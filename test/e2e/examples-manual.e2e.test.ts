@@ -44,7 +44,8 @@ describe('manual example workflows in a real n8n', () => {
 		};
 		expect(await testWith({ baseUrl: sandbox.baseUrl, accessToken: 'svc_wrong_token_000' })).toEqual({
 			status: 'Error',
-			message: 'The Service rejected the access token (401): check the Access Token',
+			message:
+				'The Service rejected the access token (401): check the Access Token. If your Service reads the token from another header (X-Api-Key) or after another word than Bearer, set Advanced Settings > Send Token As',
 		});
 		const http = await testWith({ baseUrl: sandbox.baseUrl.replace('https://', 'http://'), accessToken: sandbox.tokens.reader });
 		expect(http.status).toBe('Error');

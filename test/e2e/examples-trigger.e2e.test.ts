@@ -107,9 +107,9 @@ describe('trigger example workflows in a real n8n', () => {
 		);
 		expect(run.status).toBe('success');
 		expect(executionItems(run, 'Get record (Output Item when not shared)')).toEqual([{ ke: 'KE-1004', shared: false }]);
-		// The record route answered 404 for the ended share, and nothing else was marked.
+		// The record route answered 404 (the alt dialect: 410) for the ended share, and nothing else was marked.
 		const fetches = sandbox.control.requests({ path: '/v1/reader/exports/records/KE-1004' });
-		expect(fetches.map((request) => request.status)).toEqual([404]);
+		expect(fetches.map((request) => request.status)).toEqual([sandbox.dialect.notSharedStatus]);
 		await barrier();
 		expect(sink.received(crmPath)).toHaveLength(1);
 		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBeUndefined();

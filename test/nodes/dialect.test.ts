@@ -57,12 +57,12 @@ describe('Service Reader on the alt dialect', () => {
 		expect(entries[0]).toEqual({ event_type: expect.any(String), summary: expect.any(String), example: expect.any(Object) });
 	});
 
-	test('Audit Pack Get: a 404 whose words never say "share" is settled by the record route', async () => {
+	test('Audit Pack Get: a 410 whose words never say "share" is settled by the record route (410 too: does not share)', async () => {
 		const ended = await run({ resource: 'auditPack', operation: 'get', ke: 'KE-1012', packId: 'AP-1012-1', options: { whenNotShared: 'outputItem' } });
 		expect(ended.output(READER).map((item) => item.json)).toEqual([{ ke: 'KE-1012', pack_id: 'AP-1012-1', shared: false }]);
 		expect(setup.sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
-			['/v1/reader/exports/audit-packs/KE-1012/AP-1012-1', 404],
-			['/v1/reader/exports/records/KE-1012', 404],
+			['/v1/reader/exports/audit-packs/KE-1012/AP-1012-1', 410],
+			['/v1/reader/exports/records/KE-1012', 410],
 		]);
 
 		const missing = await run({ resource: 'auditPack', operation: 'get', ke: 'KE-1001', packId: 'AP-9999-9', options: { whenNotShared: 'outputItem' } });

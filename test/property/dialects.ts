@@ -2,7 +2,7 @@ import fc from 'fast-check';
 
 import type { AnswerShapes, VerificationForms } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
-import { altDialect, defaultDialect, type Dialect, type Downloads, type EventValues } from '../sandbox/dialect';
+import { altDialect, bearerSignIn, defaultDialect, type Dialect, type Downloads, type EventValues, type SandboxSignIn } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
 import type { RequestDialect } from '../sandbox/requestDialect';
 import type { JobAnswers } from '../sandbox/jobs';
@@ -26,7 +26,7 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	catalogue: fc.constantFrom<AnswerShapes['catalogue']>('list', 'keyed'),
 	endpointNesting: fc.integer({ min: 0, max: 3 }),
 	importAs: fc.constantFrom<AnswerShapes['importAs']>('json', 'csv'),
-	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403),
+	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403, 428),
 	jsonListsAs: fc.constantFrom<AnswerShapes['jsonListsAs']>('object', 'jsonLines'),
 	emptyListAs: fc.constantFrom<AnswerShapes['emptyListAs']>(200, 204),
 	errorsAs: fc.constantFrom<AnswerShapes['errorsAs']>('json', 'problem'),
@@ -97,6 +97,17 @@ export const jobAnswers: fc.Arbitrary<JobAnswers> = fc.record({
 	policyRun: fc.constantFrom<JobAnswers['policyRun']>('completed', 'running'),
 	statementAfterReads: fc.integer({ min: 0, max: 2 }),
 });
+/**
+ * How a Service (or its gateway) reads the token, and how its 401 says so: a challenge naming the header,
+ * words naming it, or another scheme.
+ */
+export const signIn: fc.Arbitrary<SandboxSignIn> = fc.constantFrom<SandboxSignIn>(
+	bearerSignIn,
+	{ form: 'header', header: 'X-Api-Key', challenge: 'ApiKey header="X-Api-Key"', words: 'Send the API key in a header.' },
+	{ form: 'header', header: 'X-Service-Key', challenge: 'Key realm="service"', words: 'Missing X-Service-Key header.' },
+	{ form: 'scheme', scheme: 'Token', challenge: 'Token realm="service"', words: 'Unauthorized.' },
+	{ form: 'scheme', scheme: 'ApiKey', challenge: 'ApiKey', words: 'No key.' },
+);
 
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
@@ -111,8 +122,10 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		downloads,
 		listPageSize: fc.constantFrom(0, 1, 4, 7),
 		jobs: jobAnswers,
+		signIn,
+		notSharedStatus: fc.constantFrom<Dialect['notSharedStatus']>(404, 410),
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize, jobs }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize, jobs, signIn, notSharedStatus }) => ({
 		...base,
 		csv,
 		answers,
@@ -124,6 +137,8 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		downloads,
 		listPageSize,
 		jobs,
+		signIn,
+		notSharedStatus,
 	}));
 
 /** The setting an error names, as the credential stores it, for a Service writing `csv`. */
@@ -131,7 +146,25 @@ export function settingNamed(message: string, csv: CsvFormat): Record<string, st
 	const names: Record<CsvFormat['delimiter'], string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
 	if (/CSV Delimiter/.test(message)) return { csvDelimiter: names[csv.delimiter] };
 	if (/CSV Header Row/.test(message)) return { csvHeaderRepeat: csv.headerEveryPage ? 'every' : 'first' };
+	if (/Send Token As/.test(message)) return signInSettingNamed(message);
 	throw new Error(`The error names no setting: ${message}`);
+}
+
+/** Send Token As and its value, as a user copies them from the 401 that names them. */
+export function signInSettingNamed(message: string): Record<string, string> {
+	const after = (words: string) => {
+		const start = message.indexOf(words);
+		if (start < 0) return undefined;
+		const rest = message.slice(start + words.length);
+		const end = [...rest].findIndex((c) => c === ' ' || c === '.' || c === ',');
+		return end < 0 ? rest : rest.slice(0, end);
+	};
+	if (!/Send Token As/.test(message)) throw new Error(`The error names no sign-in setting: ${message}`);
+	const header = after('Token Header Name to ');
+	if (header) return { tokenPlacement: 'header', authHeaderName: header };
+	const scheme = after('Token Scheme to ');
+	if (scheme) return { tokenPlacement: 'scheme', authScheme: scheme };
+	return { tokenPlacement: 'bearer' };
 }
 
 /** The request settings an error names (Request Names, Import Upload), as a user of `dialect` then fills them in. */

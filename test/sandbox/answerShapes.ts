@@ -11,8 +11,8 @@ export interface AnswerShapes {
 	endpointNesting: number;
 	/** The invitation import's per-row answer as JSON, or as CSV (text/csv). */
 	importAs: 'json' | 'csv';
-	/** Setting SSO without a recent passkey: 403 with a code, or 401 with `WWW-Authenticate: Passkey`. */
-	passkeyStatus: 401 | 403;
+	/** Setting SSO without a recent passkey: 403 with a code, 401 with `WWW-Authenticate: Passkey`, or 428 Precondition Required with a code. */
+	passkeyStatus: 401 | 403 | 428;
 	/** A JSON export page as `{"data": [...]}`, or as JSON lines (`application/x-ndjson`, one row a line). */
 	jsonListsAs: 'object' | 'jsonLines';
 	/** An export page with no rows: 200 with an empty list, or 204 No Content. */

@@ -9,8 +9,16 @@ import type { ReaderKey, Sandbox } from './index';
  * and its secret's encoding). The page size is sent only when a test sets one (`advanced.pageSize`).
  */
 export function dialectOverrides(dialect: Dialect): IDataObject {
-	if (dialect.name === 'default') return {};
-	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, signingKeyEncoding: 'hex', ...requestSettings(dialect) };
+	if (dialect.name === 'default') return signInSettings(dialect);
+	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, signingKeyEncoding: 'hex', ...requestSettings(dialect), ...signInSettings(dialect) };
+}
+
+/** Send Token As (Token Header Name, Token Scheme) as a user of this dialect sets it (nothing for a bearer token). */
+export function signInSettings(dialect: Dialect): IDataObject {
+	const signIn = dialect.signIn;
+	if (signIn.form === 'header') return { tokenPlacement: 'header', authHeaderName: signIn.header };
+	if (signIn.form === 'scheme') return { tokenPlacement: 'scheme', authScheme: signIn.scheme };
+	return {};
 }
 
 /** Request Names and Import Upload as a user of this dialect fills them in (nothing where it reads the documented names). */

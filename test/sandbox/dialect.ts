@@ -35,6 +35,10 @@ export interface Dialect {
 	portfolioKeColumn: string;
 	/** Whether the code of a 404 for a company that does not share says so (the spec names no codes). */
 	saysNotShared: boolean;
+	/** The status of a company route when the company does not share (the spec: 404; `410 Gone` is as common). */
+	notSharedStatus: 404 | 410;
+	/** How it reads the access token, and the WWW-Authenticate (and words) of its 401 when the token is not there. */
+	signIn: SandboxSignIn;
 	/** How answers are shaped beyond their names (answerShapes.ts). */
 	answers: AnswerShapes;
 	/** What it reads in requests: field and parameter names, unknown names refused or ignored, the import's upload form (requestDialect.ts). */
@@ -67,6 +71,14 @@ export interface EventValues {
 	extraFields: 'none' | 'extra' | 'colliding';
 }
 
+/** The token as Bearer, in a header of its own, or after another word in Authorization; `challenge` says which on a 401. */
+export type SandboxSignIn =
+	| { form: 'bearer'; challenge: string; words: string }
+	| { form: 'header'; header: string; challenge: string; words: string }
+	| { form: 'scheme'; scheme: string; challenge: string; words: string };
+
+export const bearerSignIn: SandboxSignIn = { form: 'bearer', challenge: 'Bearer', words: 'Send the service access token as "Authorization: Bearer <token>".' };
+
 export const defaultEventValues: EventValues = { alertId: 'text', severity: 'text', occurredAt: 'iso', extraFields: 'none' };
 
 export const defaultDialect: Dialect = {
@@ -84,6 +96,8 @@ export const defaultDialect: Dialect = {
 	csvColumns: (columns) => columns,
 	portfolioKeColumn: 'ke',
 	saysNotShared: true,
+	notSharedStatus: 404,
+	signIn: bearerSignIn,
 	errorWords: (code, message) => ({ code, message }),
 	errorBody: (_status, code, message) => ({ error: { code, message } }),
 	answer: (_method, _path, body) => body,
@@ -155,6 +169,9 @@ export const altDialect: Dialect = {
 	csvColumns: (columns) => [...columns].reverse(),
 	portfolioKeColumn: 'ke',
 	saysNotShared: false,
+	// An ended share is 410 Gone, in words that never say "share" (errorWords).
+	notSharedStatus: 410,
+	signIn: bearerSignIn,
 	errorWords(code, message) {
 		// A share that ended is "gone" here, in words that never say "share".
 		if (code === 'not_shared') {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { Route, SandboxContext } from './context';
 import type { SandboxControl } from './control';
-import { canonicalQuery } from './dialect';
+import { canonicalQuery, type SandboxSignIn } from './dialect';
 import { answerLiterally, bearerToken, HttpError, jsonObject, readBody, sendError, sendJson, tokenMatches, wordAnswers } from './http';
 import { exportRoutes } from './routes/exports';
 import { invitationRoutes } from './routes/invitations';
@@ -27,10 +27,11 @@ const httpControlMethods: ReadonlyArray<keyof SandboxControl> = [
 ];
 
 function authenticate(req: IncomingMessage, sandbox: SandboxContext): ReaderOrg {
-	const token = bearerToken(req);
-	const challenge = { 'WWW-Authenticate': 'Bearer' };
+	const signIn = sandbox.dialect.signIn;
+	const token = signedInToken(req, signIn);
+	const challenge = { 'WWW-Authenticate': signIn.challenge };
 	if (token === undefined) {
-		throw new HttpError(401, 'unauthorized', 'Send the service access token as "Authorization: Bearer <token>".', challenge);
+		throw new HttpError(401, 'unauthorized', signIn.words, challenge);
 	}
 	// Compare against every reader so the time taken does not depend on which one matches.
 	let found: ReaderOrg | undefined;
@@ -39,6 +40,19 @@ function authenticate(req: IncomingMessage, sandbox: SandboxContext): ReaderOrg 
 	}
 	if (!found) throw new HttpError(401, 'unauthorized', 'The access token is not valid: check the token in your credentials.', challenge);
 	return found;
+}
+
+/** The token where this dialect reads it, undefined when it is not there. */
+function signedInToken(req: IncomingMessage, signIn: SandboxSignIn): string | undefined {
+	if (signIn.form === 'bearer') return bearerToken(req);
+	if (signIn.form === 'header') {
+		const value = req.headers[signIn.header.toLowerCase()];
+		return typeof value === 'string' && value !== '' ? value.trim() : undefined;
+	}
+	const header = req.headers.authorization ?? '';
+	const space = header.indexOf(' ');
+	if (space < 0 || header.slice(0, space).toLowerCase() !== signIn.scheme.toLowerCase()) return undefined;
+	return header.slice(space + 1).trim();
 }
 
 function checkAccess(route: Route, reader: ReaderOrg): void {
@@ -94,6 +108,8 @@ export async function handleRequest(
 			return;
 		}
 		const { authorization: _authorization, ...headers } = req.headers;
+		// The token in a header of its own is kept out of the log as Authorization is.
+		if (sandbox.dialect.signIn.form === 'header') delete headers[sandbox.dialect.signIn.header.toLowerCase()];
 		const received: ReceivedRequest = {
 			at: sandbox.state.nowIso(),
 			method: req.method ?? 'GET',

@@ -40,7 +40,10 @@ export class SandboxClient {
 		if (typeof as === 'string') {
 			const token = this.sandbox.tokens[as];
 			if (!token) throw new Error(`The test client has no token for reader ${as}.`);
-			headers.Authorization = `Bearer ${token}`;
+			// As the sandbox's dialect reads the token (Bearer, another header, another scheme).
+			const signIn = this.sandbox.dialect?.signIn;
+			if (signIn?.form === 'header') headers[signIn.header] = token;
+			else headers.Authorization = `${signIn?.form === 'scheme' ? signIn.scheme : 'Bearer'} ${token}`;
 		}
 		else if (as) headers.Authorization = as.raw;
 		let body: Buffer | undefined;

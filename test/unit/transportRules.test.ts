@@ -131,6 +131,7 @@ describe('credential settings', () => {
 				jsonFormat: 'json',
 				requestNames: new Map(),
 				importUpload: { form: 'csv' },
+				signIn: { form: 'bearer' },
 				webhookSigningSecret: undefined,
 				requestTimeoutMs: 60_000,
 				jobWaitMs: 300_000,

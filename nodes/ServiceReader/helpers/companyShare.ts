@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError } from 'n8n-workflow';
 
 import { discardBody } from '../../shared/transport/body';
-import { readErrorBody } from '../../shared/transport/errors';
+import { describeServiceError, readErrorBody } from '../../shared/transport/errors';
+import { NOT_SHARED_STATUSES, notSharedMeaning } from '../../shared/shareStatus';
 import type { ServiceAnswer, ServiceCall } from '../../shared/transport/serviceRequest';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
 
@@ -23,8 +24,9 @@ export interface CompanyCallOptions {
 /**
  * One request to a company route (record export, audit pack, policy run). These answer 404 when
  * the company does not share with the reader: the share ended, was revoked or was never granted
- * (spec sections 3 and 7). A 404 becomes either an error in words or a `{ ke, shared: false }`
- * item, as the operation's Options > When Company Does Not Share says.
+ * (spec sections 3 and 7); others say it with 410, or a 403 whose words say so (shareStatus.ts). That
+ * answer becomes either an error in words or a `{ ke, shared: false }` item, as the operation's
+ * Options > When Company Does Not Share says.
  */
 export async function companyRequest(
 	this: IExecuteFunctions,
@@ -33,30 +35,42 @@ export async function companyRequest(
 	options: CompanyCallOptions,
 ): Promise<CompanyAnswer> {
 	const whenNotShared = this.getNodeParameter('options.whenNotShared', itemIndex, 'stop') as string;
-	const answer = await serviceRequest.call(this, call, { itemIndex, allowStatuses: [404] });
-	if (answer.statusCode !== 404) return { shared: true, answer };
+	const answer = await serviceRequest.call(this, call, { itemIndex, allowStatuses: [...NOT_SHARED_STATUSES] });
+	const status = answer.statusCode;
+	if (!(NOT_SHARED_STATUSES as readonly number[]).includes(status)) return { shared: true, answer };
 
 	const { code, message } = readErrorBody(answer.body);
 	const said = message ? ` The Service said: "${message}"` : '';
+	const meaning = notSharedMeaning(status, code, message);
+	if (meaning === 'other') {
+		// A 403 for the token's rights, not the share: the error it would have been (the body is redacted already).
+		const words = describeServiceError(status, answer.body);
+		throw new NodeApiError(this.getNode(), { status, code: code ?? null } as JsonObject, {
+			message: words.message,
+			description: `${words.description} (${call.method} ${call.path})`,
+			httpCode: String(status),
+			itemIndex,
+		});
+	}
 	const other = options.notFoundElse;
-	if (other && !/shar/i.test(`${code ?? ''} ${message ?? ''}`) && (await stillShares.call(this, options.ke, itemIndex))) {
-		throw new NodeApiError(this.getNode(), { status: 404, code: code ?? null } as JsonObject, {
-			message: other.message,
+	if (other && meaning === 'maybe' && (await stillShares.call(this, options.ke, itemIndex))) {
+		throw new NodeApiError(this.getNode(), { status, code: code ?? null } as JsonObject, {
+			message: other.message.replace('(404)', `(${status})`),
 			description: `${other.description} The company still shares with you.${said} (${call.method} ${call.path})`,
-			httpCode: '404',
+			httpCode: String(status),
 			itemIndex,
 		});
 	}
 	if (whenNotShared === 'outputItem') {
 		return { shared: false, item: { json: { ke: options.ke, ...options.identifiers, shared: false } } };
 	}
-	throw new NodeApiError(this.getNode(), { status: 404, code: code ?? null } as JsonObject, {
-		message: `Company ${options.ke} does not share with this reader (404): the share may have ended`,
+	throw new NodeApiError(this.getNode(), { status, code: code ?? null } as JsonObject, {
+		message: `Company ${options.ke} does not share with this reader (${status}): the share may have ended`,
 		description:
 			`The company revoked or ended its share, or never granted one, so the Service no longer answers for ${options.ke}. ` +
 			'When a share ends, delete or mark the copies you hold of its data. To do that in a workflow instead of stopping, ' +
 			`set Options > When Company Does Not Share to Output Item: the node then outputs { ke, shared: false }.${said} (${call.method} ${call.path})`,
-		httpCode: '404',
+		httpCode: String(status),
 		itemIndex,
 	});
 }
@@ -66,8 +80,8 @@ async function stillShares(this: IExecuteFunctions, ke: string, itemIndex: numbe
 	const answer = await serviceRequest.call(
 		this,
 		{ method: 'GET', path: `/v1/reader/exports/records/${encodeURIComponent(ke)}`, response: 'stream', download: true },
-		{ itemIndex, allowStatuses: [404] },
+		{ itemIndex, allowStatuses: [404, 410] },
 	);
 	discardBody(answer.body);
-	return answer.statusCode !== 404;
+	return answer.statusCode !== 404 && answer.statusCode !== 410;
 }

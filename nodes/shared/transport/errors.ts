@@ -3,6 +3,8 @@
  * Error bodies are assumed to be {"error": {"code", "message"}} (docs/service-choices.md).
  */
 import { findId, isRecord } from '../answerShape';
+import type { SignIn } from './signIn';
+import { BEARER, SIGN_IN_SETTING, sameSignIn, schemeNeedsMore, signInSettingWords, signInShown, wantedSignIn } from './signIn';
 
 export interface ServiceErrorWords {
 	message: string;
@@ -34,14 +36,27 @@ export function readErrorBody(body: unknown): { code?: string; message?: string 
 	return { code, message };
 }
 
-/** Words for a failed answer. `attempts` is how many tries were made (for 429 and 5xx). */
-export function describeServiceError(status: number, body: unknown, attempts = 1, challenge?: string): ServiceErrorWords {
+/**
+ * Words for a failed answer. `attempts` is how many tries were made (for 429 and 5xx); `signIn` is how
+ * the token was sent, to tell a 401 asking for another sign-in from one refusing the token.
+ */
+export function describeServiceError(status: number, body: unknown, attempts = 1, challenge?: string, signIn: SignIn = BEARER): ServiceErrorWords {
 	const { code, message } = readErrorBody(body);
 	const said = message ? ` The Service said: "${message}"` : '';
-	// A 401 is about the token only when its challenge is Bearer (or absent): a passkey or other
-	// scheme asks for something the token cannot give.
+	// A 401 asking for the token another way (a header, a scheme) names the setting and its value.
+	const wanted = status === 401 ? wantedSignIn(challenge ?? '', `${code ?? ''} ${message ?? ''}`) : undefined;
+	if (wanted && !sameSignIn(wanted, signIn)) {
+		const asked = challenge?.trim() ? ` It answered "WWW-Authenticate: ${shorter(challenge.trim())}".` : '';
+		return {
+			code,
+			message: `The Service wants the access token sent as ${signInShown(wanted)} (401): ${signInSettingWords(wanted)}`,
+			description: `The token was sent as ${signInShown(signIn)}.${asked} In the Service API credential, turn on Advanced Settings and ${signInSettingWords(wanted)}.${said}`,
+		};
+	}
+	// A 401 is about the token only when its challenge is Bearer, the one sent (or absent): a passkey or
+	// other scheme asks for something the token cannot give.
 	const scheme = challenge?.trim().split(/[\s,]/)[0] ?? '';
-	if (status === 401 && scheme !== '' && scheme.toLowerCase() !== 'bearer') {
+	if (status === 401 && scheme !== '' && scheme.toLowerCase() !== 'bearer' && (schemeNeedsMore(scheme) || !wanted)) {
 		const shown = challenge!.trim().length > 200 ? `${challenge!.trim().slice(0, 200)}…` : challenge!.trim();
 		return {
 			code,
@@ -55,13 +70,14 @@ export function describeServiceError(status: number, body: unknown, attempts = 1
 		return {
 			code,
 			message: 'The Service rejected the access token (401)',
-			description: `Check the Access Token in the Service API credential: it may be wrong, expired or revoked.${said}`,
+			description: `Check the Access Token in the Service API credential: it may be wrong, expired or revoked. It was sent as ${signInShown(signIn)} (${SIGN_IN_SETTING} under Advanced Settings).${said}`,
 		};
 	}
-	if (status === 403 && code === 'passkey_required') {
+	// 428 Precondition Required: another way Services ask for the passkey first.
+	if ((status === 403 && code === 'passkey_required') || (status === 428 && (code === 'passkey_required' || /passkey/i.test(message ?? '')))) {
 		return {
 			code,
-			message: 'Setting single sign-on needs a recent passkey confirmation (403)',
+			message: `Setting single sign-on needs a recent passkey confirmation (${status})`,
 			description: `Ask a reader admin to confirm their passkey in the Service, then run this node again soon after.${said}`,
 		};
 	}
@@ -112,6 +128,10 @@ export function describeServiceError(status: number, body: unknown, attempts = 1
 		message: message ? `The Service refused the request (${status}): ${message}` : `The Service refused the request (${status})`,
 		description: 'Check the parameters of this node against what the Service expects.',
 	};
+}
+
+function shorter(text: string): string {
+	return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function plural(count: number, noun: string): string {

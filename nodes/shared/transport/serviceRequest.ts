@@ -210,7 +210,7 @@ export async function serviceRequest<T = unknown>(
 			}
 		}
 		const errorBody = await readErrorText(answer.body, settings, deadline).catch(() => Buffer.alloc(0));
-		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''));
+		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''), settings.signIn);
 		// A refusal naming a field or a media type: which setting maps it leads, the Service's words follow.
 		const said = readErrorBody(errorBody);
 		const hint = namesHint(statusCode, errorBodyWords(errorBody.toString('utf8'), said.message, said.code), spoken.request);

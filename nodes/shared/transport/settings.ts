@@ -5,6 +5,8 @@
 import { advancedSettings } from '../../../credentials/advancedSettings';
 import type { ImportUpload, RequestConcept } from './requestNames';
 import { readRequestNames, requestNameProblem } from './requestNames';
+import type { SignIn } from './signIn';
+import { readSignIn } from './signIn';
 import { tokenRedactors, type TokenRedactors } from '../redaction';
 
 export { tokenRedactors };
@@ -30,6 +32,8 @@ export interface ServiceSettings extends TokenRedactors {
 	requestNames: ReadonlyMap<RequestConcept, string>;
 	/** Import Upload (+ Import Form Field): how Invitation > Import sends its file. */
 	importUpload: ImportUpload;
+	/** Send Token As: how the credential's `authenticate` sends the token (signIn.ts); read here for the words of a 401. */
+	signIn: SignIn;
 	/** Signing secret of an endpoint created outside n8n; takes precedence over a stored one. */
 	webhookSigningSecret?: string;
 	/** Longest wait for a connection, an answer, or the next bytes of a body. */
@@ -81,6 +85,8 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 	if (advanced.importUpload === 'multipart' && formFieldProblem) {
 		return { problem: `Import Form Field ${formFieldProblem}: enter the form field's name exactly as the Service spells it (Advanced Settings in the Service API credential).` };
 	}
+	const signIn = readSignIn(advanced);
+	if ('problem' in signIn) return { problem: signIn.problem };
 	const settings: ServiceSettings = {
 		baseUrl: withoutTrailingSlashes(rawBaseUrl),
 		cursorParameter: text(advanced.cursorParameter) || 'cursor',
@@ -96,6 +102,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		jsonFormat: text(advanced.jsonFormat) || 'json',
 		requestNames: requestNames.names,
 		importUpload: advanced.importUpload === 'multipart' ? { form: 'multipart', field: formField } : { form: 'csv' },
+		signIn: signIn.signIn,
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),
 		jobWaitMs: Math.round(positive(advanced.jobWait, DEFAULT_LIMITS.jobWaitSeconds) * 1000),

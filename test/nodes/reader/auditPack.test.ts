@@ -58,12 +58,12 @@ describe('Audit Pack > Get', () => {
 		const logBefore = sandbox.control.accessLog().length;
 		const result = await runReader(sandbox, packGet('KE-1012', 'AP-1012-1'));
 		const error = result.error(READER)!;
-		expect(error.message).toBe('Company KE-1012 does not share with this reader (404): the share may have ended');
+		expect(error.message).toBe(`Company KE-1012 does not share with this reader (${sandbox.dialect.notSharedStatus}): the share may have ended`);
 		expect(error.description).toContain('set Options > When Company Does Not Share to Output Item');
 		// A 404 whose code does not say "not shared" is settled by the record route.
 		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
-			[packPath('KE-1012', 'AP-1012-1'), 404],
-			...(sandbox.dialect.saysNotShared ? [] : [['/v1/reader/exports/records/KE-1012', 404]]),
+			[packPath('KE-1012', 'AP-1012-1'), sandbox.dialect.notSharedStatus],
+			...(sandbox.dialect.saysNotShared ? [] : [['/v1/reader/exports/records/KE-1012', sandbox.dialect.notSharedStatus]]),
 		]);
 		expect(sandbox.control.accessLog()).toHaveLength(logBefore);
 	});
@@ -107,7 +107,7 @@ describe('Audit Pack > Get', () => {
 			{ ke: 'KE-1002', pack_id: 'AP-1002-1', shared: false },
 		]);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-		expect(sandbox.control.requests().map((r) => r.status)).toEqual([fileStatus(sandbox), 404, ...(sandbox.dialect.saysNotShared ? [] : [404])]);
+		expect(sandbox.control.requests().map((r) => r.status)).toEqual([fileStatus(sandbox), sandbox.dialect.notSharedStatus, ...(sandbox.dialect.saysNotShared ? [] : [sandbox.dialect.notSharedStatus])]);
 	});
 
 	it.each([

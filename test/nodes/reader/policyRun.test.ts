@@ -56,9 +56,9 @@ describe('Policy Run > Create', () => {
 		const runsBefore = sandbox.control.policyRuns().length;
 		const result = await runReader(sandbox, runCreate('KE-1012'));
 		const error = result.error(READER)!;
-		expect(error.message).toBe('Company KE-1012 does not share with this reader (404): the share may have ended');
+		expect(error.message).toBe(`Company KE-1012 does not share with this reader (${sandbox.dialect.notSharedStatus}): the share may have ended`);
 		expect(error.description).toContain('(POST /v1/reader/policy-runs)');
-		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([[PATH, 404]]);
+		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([[PATH, sandbox.dialect.notSharedStatus]]);
 		expect(sandbox.control.policyRuns()).toHaveLength(runsBefore);
 	});
 
@@ -75,7 +75,7 @@ describe('Policy Run > Create', () => {
 		}
 		expect(output[0].json).toMatchObject({ ke: 'KE-1008', status: 'completed' });
 		expect(output[1]).toEqual({ json: { ke: 'KE-1008', shared: false }, pairedItem: { item: 1 } });
-		expect(sandbox.control.requests().map((r) => r.status)).toEqual([201, 404]);
+		expect(sandbox.control.requests().map((r) => r.status)).toEqual([201, sandbox.dialect.notSharedStatus]);
 	});
 
 	it.each([

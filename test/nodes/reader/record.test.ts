@@ -69,7 +69,7 @@ describe('Record > Get', () => {
 
 		expect(result.run.status).toBe('error');
 		const error = result.error(READER)!;
-		expect(error.message).toBe('Company KE-1012 does not share with this reader (404): the share may have ended');
+		expect(error.message).toBe(`Company KE-1012 does not share with this reader (${sandbox.dialect.notSharedStatus}): the share may have ended`);
 		expect(error.description).toBe(
 			'The company revoked or ended its share, or never granted one, so the Service no longer answers for KE-1012. '
 				+ 'When a share ends, delete or mark the copies you hold of its data. To do that in a workflow instead of stopping, '
@@ -78,7 +78,7 @@ describe('Record > Get', () => {
 				+ '(GET /v1/reader/exports/records/KE-1012)',
 		);
 		expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(0);
-		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([[recordPath('KE-1012'), 404]]);
+		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([[recordPath('KE-1012'), sandbox.dialect.notSharedStatus]]);
 		expect(sandbox.control.accessLog()).toHaveLength(before);
 		expect(sandbox.control.companyAccessLog('KE-1012')).toEqual([]);
 	});
@@ -98,14 +98,14 @@ describe('Record > Get', () => {
 				const result = await runReader(sandbox, recordGet('={{ $json.ke }}'), { inputItems: items('KE-1003') });
 
 				const error = result.error(READER)!;
-				expect(error.message).toBe('Company KE-1003 does not share with this reader (404): the share may have ended');
+				expect(error.message).toBe(`Company KE-1003 does not share with this reader (${sandbox.dialect.notSharedStatus}): the share may have ended`);
 				expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
 			} finally {
 				stop();
 			}
 			expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
 				[recordPath('KE-1003'), fileStatus(sandbox)],
-				[recordPath('KE-1003'), 404],
+				[recordPath('KE-1003'), sandbox.dialect.notSharedStatus],
 			]);
 			expect(sandbox.control.companyAccessLog('KE-1003')).toEqual([recordLogEntry('KE-1003')]);
 		});
@@ -127,7 +127,7 @@ describe('Record > Get', () => {
 			]);
 			expect(output[1]).toEqual({ json: { ke: 'KE-1004', shared: false }, pairedItem: { item: 1 } });
 			expect((await binaryBytes(output[0].binary!.data)).equals(sandbox.control.record('KE-1004').bytes)).toBe(true);
-			expect(sandbox.control.requests().map((r) => r.status)).toEqual([fileStatus(sandbox), 404]);
+			expect(sandbox.control.requests().map((r) => r.status)).toEqual([fileStatus(sandbox), sandbox.dialect.notSharedStatus]);
 			expect(sandbox.control.companyAccessLog('KE-1004')).toEqual([recordLogEntry('KE-1004')]);
 		});
 	});
@@ -140,7 +140,7 @@ describe('Record > Get', () => {
 		const output = result.output(READER);
 		expect(output[0]).toEqual({
 			json: {
-				error: 'Company KE-1011 does not share with this reader (404): the share may have ended',
+				error: `Company KE-1011 does not share with this reader (${sandbox.dialect.notSharedStatus}): the share may have ended`,
 				description: expect.stringContaining('When a share ends, delete or mark the copies you hold of its data.'),
 			},
 			pairedItem: { item: 0 },
@@ -148,7 +148,7 @@ describe('Record > Get', () => {
 		expect([output[1].json.ke, output[1].pairedItem]).toEqual(['KE-1001', { item: 1 }]);
 		expect(output).toHaveLength(2);
 		expect(sandbox.control.requests().map((r) => [r.path, r.status])).toEqual([
-			[recordPath('KE-1011'), 404],
+			[recordPath('KE-1011'), sandbox.dialect.notSharedStatus],
 			[recordPath('KE-1001'), fileStatus(sandbox)],
 		]);
 	});

@@ -9,15 +9,15 @@ import { expiryWindows, listingSpecs, type ListingQuery } from '../listings';
 import { decodeCursor, encodeCursor, listings, PagingError, parsePageSize, type Listing } from '../paging';
 import type { StoredObject } from '../objectStore';
 import { storedZip } from '../zip';
-import { UNKNOWN_PARAMETER } from '../dialect';
+import { UNKNOWN_PARAMETER, type Dialect } from '../dialect';
 import { nameFor } from '../requestDialect';
 import { statementsRead } from '../jobs';
 
 // Rows per write: keeps memory flat for 100,000-row pages without a write call per row.
 const rowsPerChunk = 500;
 
-export function notShared(ke: string): HttpError {
-	return new HttpError(404, 'not_shared', `Company ${ke} does not share its record with this reader, or the share has ended.`);
+export function notShared(ke: string, dialect?: Dialect): HttpError {
+	return new HttpError(dialect?.notSharedStatus ?? 404, 'not_shared', `Company ${ke} does not share its record with this reader, or the share has ended.`);
 }
 
 function listingQuery(listing: Listing, url: URL): ListingQuery {
@@ -161,7 +161,7 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 function record(ctx: RouteContext): void {
 	const [ke] = ctx.params;
 	const { state } = ctx.sandbox;
-	if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);
+	if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke, ctx.sandbox.dialect);
 	const signed = state.recordForKe(ke);
 	state.logAccess({ reader: ctx.reader.key, export: 'record', path: ctx.url.pathname, ke });
 	sendFile(ctx, { bytes: signed.servedBytes, contentType: 'application/json', contentDisposition: `attachment; filename="${signed.ks}.json"` });
@@ -183,7 +183,7 @@ function sendFile(ctx: RouteContext, file: StoredObject): void {
 function auditPack(ctx: RouteContext): void {
 	const [ke, packId] = ctx.params;
 	const { state } = ctx.sandbox;
-	if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);
+	if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke, ctx.sandbox.dialect);
 	const decision = ctx.reader.decisions.find((d) => d.ke === ke && d.pack_id === packId);
 	if (!decision) {
 		throw new HttpError(404, 'not_found', `No audit pack ${packId} for company ${ke}: take pack_id from the decisions export.`);

@@ -18,7 +18,7 @@ export const policyRunRoutes: Route[] = [
 				throw new HttpError(422, 'invalid_policy_run', `Send the company as "${nameFor(request, 'policyRun.ke')}": the KE of a company that shares with you.`);
 			}
 			const { state } = ctx.sandbox;
-			if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke);
+			if (!state.isShared(ctx.reader.key, ke)) throw notShared(ke, ctx.sandbox.dialect);
 			const company = state.company(ke);
 			const runId = state.nextId('RUN');
 			const statement: Statement = {

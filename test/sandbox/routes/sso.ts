@@ -18,7 +18,7 @@ export const ssoRoutes: Route[] = [
 				if (sandbox.dialect.answers.passkeyStatus === 401) {
 					throw new HttpError(401, 'passkey_required', words, { 'WWW-Authenticate': 'Passkey realm="service", max_age=300' });
 				}
-				throw new HttpError(403, 'passkey_required', words);
+				throw new HttpError(sandbox.dialect.answers.passkeyStatus === 428 ? 428 : 403, 'passkey_required', words);
 			}
 			const request = sandbox.dialect.request;
 			const { config, problems } = checkSsoConfig(canonicalBody(request, 'sso', jsonObject(ctx.body), { status: 422 }));
