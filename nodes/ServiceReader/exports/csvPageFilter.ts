@@ -28,7 +28,8 @@ const LF = 0x0a;
 const GUARD = FORMULA_GUARD.charCodeAt(0);
 const STARTS = new Set([...FORMULA_STARTS].map((ch) => ch.charCodeAt(0)));
 const LINE_ENDS: Record<string, Buffer> = { '\r\n': Buffer.from('\r\n'), '\n': Buffer.from('\n'), '\r': Buffer.from('\r') };
-const MIB = `${HELD_RECORD_BYTES / 1024 / 1024} MiB`;
+/** A byte count in words: MiB from 1 MiB. */
+const sized = (bytes: number) => (bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MiB` : `${bytes} bytes`);
 
 export interface CsvPageFilterOptions {
 	/** Unknown (`auto`) only on the first page: read off its header row before anything is passed on. */
@@ -62,7 +63,11 @@ export class CsvPageFilter {
 	done = false;
 	/** The line end of the page's first record: the file's. */
 	lineEnd: string;
-	/** The most bytes held at once (record, undetected header, carried bytes): bounded by the cap plus 3. */
+	/**
+	 * The most bytes held at once (a record's copy, the first page's bytes before its delimiter is known,
+	 * carried bytes): at most `maxHeldBytes` + 2; on a first page whose delimiter is detected, at most
+	 * 2 × `maxHeldBytes` + 3 + the largest chunk fed (its bytes up to the header row's end, and a row open there).
+	 */
 	peakHeldBytes = 0;
 
 	private readonly firstPage: boolean;
@@ -86,6 +91,10 @@ export class CsvPageFilter {
 	/** The current record's bytes, when it must be read whole (copies: the chunks are not retained). */
 	private held: Buffer[] = [];
 	private heldBytes = 0;
+	/** Of those, the bytes copied (not slices of the unread bytes, counted there). */
+	private heldCopies = 0;
+	/** The unread bytes while they are read (Detect): slices of them need no copy. */
+	private ownChunk: Buffer | undefined;
 	private out: Buffer[] = [];
 	/** The chunk being read, and where its next slice to pass on starts. */
 	private chunk: Buffer = Buffer.alloc(0);
@@ -137,7 +146,7 @@ export class CsvPageFilter {
 	}
 
 	private count(): void {
-		const now = this.heldBytes + this.unreadBytes + (this.carry?.length ?? 0);
+		const now = this.heldCopies + this.unreadBytes + (this.carry?.length ?? 0);
 		if (now > this.peakHeldBytes) this.peakHeldBytes = now;
 	}
 
@@ -154,15 +163,28 @@ export class CsvPageFilter {
 		while (from < all.length && (all[from] === CR || all[from] === LF)) from++;
 		const end = firstRecordEndOf(all, from);
 		if (end < 0 && !final) {
-			if (all.length - from > this.maxHeld) throw new CsvFormatError(`The first line of the page is longer than ${MIB}, so it is not a header row`);
+			// Blank lines before the header row count too: they are held with it.
+			if (all.length > this.maxHeld + 3) {
+				throw new CsvFormatError(
+					`Its first ${sized(this.maxHeld)} holds no whole header row (a single CSV record longer than that, the most the file export holds before writing it), so it is not a header row: check that the Base URL reaches the Service`,
+				);
+			}
 			this.unread = [all];
 			return;
 		}
 		// A page without a header row has no cells to split: any delimiter reads it the same.
 		this.setDelimiter(from === all.length ? ',' : detectDelimiter(all.toString('latin1', from, end < 0 ? all.length : end)));
 		this.unread = [];
-		// Counted until it is read: the header row's copy is made from it.
+		// Counted until it is read: the header row is held as slices of it.
+		this.ownChunk = all;
 		this.process(all, final);
+		this.ownChunk = undefined;
+		// A row still open (under a window) is copied out: its slices would keep all the unread bytes.
+		if (this.heldBytes > this.heldCopies) {
+			this.held = [Buffer.concat(this.held, this.heldBytes)];
+			this.heldCopies = this.heldBytes;
+			this.count();
+		}
 		this.unreadBytes = 0;
 	}
 
@@ -193,16 +215,18 @@ export class CsvPageFilter {
 		this.spanStart = end;
 	}
 
-	/** Keeps a copy of `slice` (a slice would keep the whole chunk), refusing a record past the cap. */
+	/** Keeps a copy of `slice` (a slice would keep the whole chunk it came from), refusing a record past the cap. */
 	private hold(slice: Buffer): void {
 		if (this.heldBytes + slice.length > this.maxHeld) throw this.tooLong();
-		this.held.push(Buffer.from(slice));
+		const own = this.chunk === this.ownChunk;
+		this.held.push(own ? slice : Buffer.from(slice));
 		this.heldBytes += slice.length;
+		if (!own) this.heldCopies += slice.length;
 		this.count();
 	}
 
 	private tooLong(): CsvFormatError {
-		const record = `a single CSV record longer than ${MIB}, the most the file export holds of one record before writing it`;
+		const record = `a single CSV record longer than ${sized(this.maxHeld)}, the most the file export holds of one record before writing it`;
 		if (this.recordIndex === 0 && this.firstPage) {
 			return new CsvFormatError(`Its header row is ${record}, so it is not a header row: check that the Base URL reaches the Service`);
 		}
@@ -219,6 +243,7 @@ export class CsvPageFilter {
 	private release(): void {
 		this.held = [];
 		this.heldBytes = 0;
+		this.heldCopies = 0;
 	}
 
 	private heldText(): string {
