@@ -266,25 +266,29 @@ export class CsvPageFilter {
 		this.spanStart = at + length;
 	}
 
-	private endRecord(lineEnd: Buffer): void {
+	/** Ends the record; `inSpan`: its line end passes on in the open slice, else it is written here when kept. */
+	private endRecord(lineEnd: Buffer, inSpan = false): void {
+		const write = () => {
+			if (!inSpan) this.out.push(lineEnd);
+		};
 		if (!this.recordHasContent) {
 			// A blank line is not a row; it is kept as it came, except before a later page's first record.
-			if (!this.holdingBack()) this.out.push(lineEnd);
+			if (!this.holdingBack()) write();
 		} else if (this.recordIndex === 0 && this.headerPending) {
 			this.lineEnd = lineEnd.toString('latin1');
 			const cells = this.cellsOf(this.heldText());
 			this.recordIndex = 1;
 			if (this.firstPage) {
 				this.headerCells = cells;
-				this.out.push(lineEnd);
+				write();
 			} else if (!isRepeatedHeader(cells, this.options.header!, this.options.headerRepeat)) {
 				for (const bytes of this.held) this.out.push(bytes);
-				this.out.push(lineEnd);
+				write();
 				this.countRow();
 			}
 		} else {
 			if (this.recordIndex === 0) this.lineEnd = lineEnd.toString('latin1');
-			this.out.push(lineEnd);
+			write();
 			this.recordIndex++;
 			this.countRow();
 		}
@@ -409,10 +413,17 @@ export class CsvPageFilter {
 
 	/** A line end of `length` bytes at `at`: the record before it ends there. */
 	private lineAt(at: number, length: number): void {
-		this.flush(at);
-		this.spanStart = at + length;
-		const lineEnd = this.chunk.subarray(at, at + length);
-		this.endRecord(length === 2 ? LINE_ENDS['\r\n'] : lineEnd[0] === LF ? LINE_ENDS['\n'] : LINE_ENDS['\r']);
+		const lineEnd = length === 2 ? LINE_ENDS['\r\n'] : this.chunk[at] === LF ? LINE_ENDS['\n'] : LINE_ENDS['\r'];
+		if (this.keeping()) {
+			// The record is read whole: its bytes apart from its line end, which is written when it is kept.
+			this.flush(at);
+			this.spanStart = at + length;
+			this.endRecord(lineEnd);
+			return;
+		}
+		// Passing through: the line end stays in the open slice, so a page goes on in one slice per chunk.
+		this.endRecord(lineEnd, true);
+		if (this.done) this.flush(at + length);
 	}
 }
 
