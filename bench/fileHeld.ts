@@ -69,7 +69,8 @@ async function main(): Promise<void> {
 	const scenarios: Array<{ name: string; parameters: INodeParameters; advanced: IDataObject; arm?: () => void }> = [
 		{ name: `page 1 one endless header row (${endlessMiB} MiB from ${mib(endless.length)} gzip), CSV Delimiter set`, parameters: { resource: 'portfolio', ...file }, advanced: { csvDelimiter: 'comma' }, arm: () => endlessPage('/v1/reader/exports/portfolio', 1) },
 		{ name: `page 2 one endless record under an expiries window`, parameters: { resource: 'expiry', ...file, window: '30' }, advanced: { pageSize: 2, pageSizeParameter: sandbox.dialect.pageSizeParameter }, arm: () => endlessPage('/v1/reader/exports/expiries', 2) },
-		...[8, 16, 32].map((cap) => ({
+		// FILE_CAPS=32,16,8 reorders them: the first failing run of a process holds some MiB once.
+		...(process.env.FILE_CAPS ?? '8,16,32').split(',').map(Number).map((cap) => ({
 			name: `page 2 one endless record, no window, Max File Size ${cap} MiB`,
 			parameters: { resource: 'portfolio', ...file },
 			advanced: { ...pageSize, maxFileSize: cap },

@@ -1,35 +1,19 @@
 /**
- * One page of a CSV export streamed into the export's file. Pure: no n8n types. It reads the page's
- * bytes as they came (Buffers): nothing is decoded and re-encoded whatever the charset (any
- * ASCII-compatible one: UTF-8, windows-1252, ISO-8859-x); delimiters, quotes and line ends are ASCII,
- * and the header row and the byte order mark are found on the bytes. The page passes through
- * unchanged, byte for byte, except that a repeated header row and a later page's byte order mark are
- * dropped, the formula guard can be removed, and it stops after a number of rows. It works chunk by
- * chunk, passing on slices of the chunks it is fed, so a file is streamed without holding a page.
- *
- * What it must see whole before deciding (the first page's header row, a later page's first record
- * until it is known to be the header again or a data row, each row under an expiries window) is held
- * as bytes, at most `HELD_RECORD_BYTES` (docs/token-and-limits.md): a record longer than that fails
- * the page naming it. `peakHeldBytes` counts what was held at most (the property's counter).
+ * One page of a CSV export streamed into the export's file, as bytes (Buffers): nothing is decoded, so
+ * any ASCII-compatible charset comes out byte for byte (delimiters, quotes and line ends are ASCII).
+ * Pure: no n8n types. The page passes on in slices of the chunks fed, unchanged except that a repeated
+ * header row and a later page's byte order mark are dropped, the formula guard can be removed, and it
+ * stops after a number of rows. What must be seen whole first (the first page's header row, a later
+ * page's first record until it is known to be the header again or a data row, each row under an expiries
+ * window) is held as bytes, at most `HELD_RECORD_BYTES` (docs/token-and-limits.md), counted in `peakHeldBytes`.
  */
 import { parse } from 'csv-parse/sync';
 
 import type { CsvDelimiter, CsvDelimiterSetting, CsvHeaderRepeat } from '../../shared/csv';
-import { CsvFormatError, detectDelimiter, FORMULA_GUARD, FORMULA_STARTS, isRepeatedHeader } from '../../shared/csv';
+import { CsvFormatError, detectDelimiter, isRepeatedHeader } from '../../shared/csv';
+import { BOM_BYTES, CR, firstRecordEndOf, GUARD, heldRecordTooLong, HELD_RECORD_BYTES, LF, LINE_ENDS, QUOTE, sized, STARTS } from './csvBytes';
 
-/** UTF-8's byte order mark (EF BB BF). */
-export const BOM_BYTES: Buffer = Buffer.from([0xef, 0xbb, 0xbf]);
-/** The most of one CSV record held at once to read it (the header row, a row under a window). */
-export const HELD_RECORD_BYTES = 1024 * 1024;
-
-const QUOTE = 0x22;
-const CR = 0x0d;
-const LF = 0x0a;
-const GUARD = FORMULA_GUARD.charCodeAt(0);
-const STARTS = new Set([...FORMULA_STARTS].map((ch) => ch.charCodeAt(0)));
-const LINE_ENDS: Record<string, Buffer> = { '\r\n': Buffer.from('\r\n'), '\n': Buffer.from('\n'), '\r': Buffer.from('\r') };
-/** A byte count in words: MiB from 1 MiB. */
-const sized = (bytes: number) => (bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MiB` : `${bytes} bytes`);
+export { BOM_BYTES, HELD_RECORD_BYTES } from './csvBytes';
 
 export interface CsvPageFilterOptions {
 	/** Unknown (`auto`) only on the first page: read off its header row before anything is passed on. */
@@ -118,10 +102,7 @@ export class CsvPageFilter {
 		return this.take();
 	}
 
-	/**
-	 * Ends the page; returns the last pieces to pass on. A last row without a line end gets one, so
-	 * the next page's rows do not run into it.
-	 */
+	/** Ends the page; returns the last pieces to pass on. A last row without a line end gets one (the next page follows). */
 	end(): Buffer[] {
 		if (this.delimiter === undefined) this.detect(Buffer.alloc(0), true);
 		else this.process(this.withCarry(Buffer.alloc(0)), true);
@@ -226,18 +207,8 @@ export class CsvPageFilter {
 	}
 
 	private tooLong(): CsvFormatError {
-		const record = `a single CSV record longer than ${sized(this.maxHeld)}, the most the file export holds of one record before writing it`;
-		if (this.recordIndex === 0 && this.firstPage) {
-			return new CsvFormatError(`Its header row is ${record}, so it is not a header row: check that the Base URL reaches the Service`);
-		}
-		if (this.holdingBack()) {
-			return new CsvFormatError(
-				`Its first row is ${record}, so it cannot be told from a repeated header row: set CSV Header Row on Later Pages to First Page Only under Advanced Settings in the Service API credential if later pages never repeat it`,
-			);
-		}
-		return new CsvFormatError(
-			`Row ${this.rows + 1} of the page is ${record}, so it cannot be checked against the expiries window: choose All Windows to get the export without the check`,
-		);
+		const which = this.recordIndex === 0 && this.firstPage ? 'header' : this.holdingBack() ? 'first' : 'window';
+		return heldRecordTooLong(which, this.maxHeld, this.rows + 1);
 	}
 
 	private release(): void {
@@ -425,16 +396,4 @@ export class CsvPageFilter {
 		this.endRecord(lineEnd, true);
 		if (this.done) this.flush(at + length);
 	}
-}
-
-/** Where the first record of `bytes` from `from` ends (its line end), or -1 when it has not ended yet. */
-function firstRecordEndOf(bytes: Buffer, from: number): number {
-	let quoted = false;
-	for (let i = from; i < bytes.length; i++) {
-		const ch = bytes[i];
-		// Inside a well-formed record a quote toggles, a doubled quote toggles twice.
-		if (ch === QUOTE) quoted = !quoted;
-		else if (!quoted && (ch === LF || ch === CR)) return i;
-	}
-	return -1;
 }
