@@ -91,7 +91,7 @@ function readItems(pages: string[], settings: ConstructorParameters<typeof CsvPa
 }
 
 function readFile(pages: string[], delimiter: CsvDelimiter | 'auto', headerRepeat: 'auto' | 'every' | 'first', chunk: number): string {
-	let out = '';
+	const out: Buffer[] = [];
 	let first: CsvPageFilter | undefined;
 	for (const page of pages) {
 		const filter = new CsvPageFilter({
@@ -101,11 +101,12 @@ function readFile(pages: string[], delimiter: CsvDelimiter | 'auto', headerRepea
 			lineEnd: first?.lineEnd,
 			stripFormulaGuard: false,
 		});
-		for (let i = 0; i < page.length; i += chunk) out += filter.push(page.slice(i, i + chunk));
-		out += filter.end();
+		const bytes = Buffer.from(page, 'utf8');
+		for (let i = 0; i < bytes.length; i += chunk) out.push(...filter.push(bytes.subarray(i, i + chunk)));
+		out.push(...filter.end());
 		first ??= filter;
 	}
-	return out;
+	return Buffer.concat(out).toString('utf8');
 }
 
 /** A Service whose later page starts with a data row equal to the header row cannot be told apart (docs). */

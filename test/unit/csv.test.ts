@@ -4,13 +4,15 @@ import type { CsvPageFilterOptions } from '../../nodes/ServiceReader/exports/csv
 
 const BOM = '\uFEFF';
 
-/** Runs a page through a filter in pieces of `size` characters (1 = every possible split). */
-function filterPage(page: string, options: CsvPageFilterOptions, size = page.length || 1) {
+/** Runs a page's UTF-8 bytes through a filter in pieces of `size` bytes (1 = every possible split). */
+function filterPage(text: string, options: CsvPageFilterOptions, size?: number) {
+	const page = Buffer.from(text, 'utf8');
+	const step = size ?? (page.length || 1);
 	const filter = new CsvPageFilter(options);
-	let out = '';
-	for (let i = 0; i < page.length && !filter.done; i += size) out += filter.push(page.slice(i, i + size));
-	if (!filter.done) out += filter.end();
-	return { out, filter };
+	const out: Buffer[] = [];
+	for (let i = 0; i < page.length && !filter.done; i += step) out.push(...filter.push(page.subarray(i, i + step)));
+	if (!filter.done) out.push(...filter.end());
+	return { out: Buffer.concat(out).toString('utf8'), filter };
 }
 
 /** A first page's filter options, and a later page's (after the first page's header row `header`). */

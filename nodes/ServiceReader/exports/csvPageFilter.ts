@@ -1,22 +1,19 @@
 /**
- * One page of a CSV export streamed into the export's file. Pure: no n8n types. The file mode feeds it
- * bytes as latin1 text (one character per byte, `bytesAsText`), so nothing is decoded and re-encoded
- * whatever the charset (any ASCII-compatible one: UTF-8, windows-1252, ISO-8859-x); delimiters, quotes
- * and line ends are ASCII, and the header row and the byte order mark are found on the bytes. The page
- * passes through unchanged, byte for byte, except that a repeated header row and a later page's byte order
- * mark are dropped, the formula guard can be removed, and it stops after a number of rows. It works
- * chunk by chunk so a file can be streamed page by page without holding a page in memory.
+ * One page of a CSV export streamed into the export's file, as bytes (Buffers): nothing is decoded, so
+ * any ASCII-compatible charset comes out byte for byte (delimiters, quotes and line ends are ASCII).
+ * Pure: no n8n types. The page passes on in slices of the chunks fed, unchanged except that a repeated
+ * header row and a later page's byte order mark are dropped, the formula guard can be removed, and it
+ * stops after a number of rows. What must be seen whole first (the first page's header row, a later
+ * page's first record until it is known to be the header again or a data row, each row under an expiries
+ * window) is held as bytes, at most `HELD_RECORD_BYTES` (docs/token-and-limits.md), counted in `peakHeldBytes`.
  */
 import { parse } from 'csv-parse/sync';
 
 import type { CsvDelimiter, CsvDelimiterSetting, CsvHeaderRepeat } from '../../shared/csv';
-import { CsvFormatError, detectDelimiter, firstRecordEnd, FORMULA_GUARD, FORMULA_STARTS, isRepeatedHeader } from '../../shared/csv';
+import { CsvFormatError, detectDelimiter, isRepeatedHeader } from '../../shared/csv';
+import { BOM_BYTES, CR, firstRecordEndOf, GUARD, heldRecordTooLong, HELD_RECORD_BYTES, LF, LINE_ENDS, QUOTE, sized, STARTS } from './csvBytes';
 
-/** UTF-8's byte order mark as text; `BOM_BYTES` the same as latin1 text of its bytes (EF BB BF). */
-const BOM = '\uFEFF';
-export const BOM_BYTES = '\u00EF\u00BB\u00BF';
-/** A header row longer than this is not a header row: refused rather than buffered. */
-const MAX_HEADER_CHARS = 1024 * 1024;
+export { BOM_BYTES, HELD_RECORD_BYTES } from './csvBytes';
 
 export interface CsvPageFilterOptions {
 	/** Unknown (`auto`) only on the first page: read off its header row before anything is passed on. */
@@ -29,17 +26,16 @@ export interface CsvPageFilterOptions {
 	maxRows?: number;
 	/** The first page's line end, for a last row that has none. */
 	lineEnd?: string;
-	/** Called with each data row's cells and the header row (the expiries window check); only then are rows split into cells. */
+	/** Called with each data row's cells and the header row (the expiries window check); only then are rows held and split into cells. */
 	onRow?: (cells: string[], header: readonly string[]) => void;
-	/** The byte order mark as the text fed holds it: `BOM_BYTES` for bytes read as latin1 (default: U+FEFF). */
-	bom?: string;
+	/** The most bytes of one record held (default `HELD_RECORD_BYTES`; tests set less). */
+	maxHeldBytes?: number;
 }
 
 /**
  * Streams one CSV page through, tracking quotes so that record and cell boundaries are exact even
  * when a quoted cell holds delimiters, quotes or line breaks, or a chunk ends in the middle of one.
- * Everything not removed on purpose comes out exactly as it came in. A later page's first record
- * is held back (one record) until it is known to be the header row again or a data row.
+ * Everything not removed on purpose comes out exactly as it came in.
  */
 export class CsvPageFilter {
 	/** The header row's cells (first page), once its record has ended. */
@@ -49,119 +45,231 @@ export class CsvPageFilter {
 	rows = 0;
 	/** True once `maxRows` rows are out: the rest of the page is ignored. */
 	done = false;
+	/** The line end of the page's first record: the file's. */
+	lineEnd: string;
+	/**
+	 * The most bytes held at once (a record's copy, the first page's bytes before its delimiter is known,
+	 * carried bytes): at most `maxHeldBytes` + 2; on a first page whose delimiter is detected, at most
+	 * 2 × `maxHeldBytes` + 3 + the largest chunk fed (its bytes up to the header row's end, and a row open there).
+	 */
+	peakHeldBytes = 0;
 
 	private readonly firstPage: boolean;
+	private readonly maxHeld: number;
 	/** The first record is the header (first page) or may be (later page, unless First Page Only). */
 	private headerPending: boolean;
+	/** A later page's first record longer than this cannot be the header row again, however quoted. */
+	private readonly repeatBound: number;
+	private delimiterCode = -1;
 	private recordIndex = 0;
 	private inQuotes = false;
 	private atCellStart = true;
 	private atQuotedStart = false;
 	private recordHasContent = false;
 	private bomChecked = false;
-	private carry = '';
-	private readonly bom: string;
-	/** Text before the delimiter is known (first page, Detect). */
-	private unread = '';
-	/** The first record's text as it would be passed on. */
-	private held = '';
-	/** The line end of the page's first record: the file's. */
-	lineEnd: string;
-	private out = '';
-	/** The current record's text, kept only for `onRow`. */
-	private recordText = '';
+	/** The last bytes of a chunk whose meaning depends on the next one (at most 3). */
+	private carry: Buffer | undefined;
+	/** The first page's bytes before the delimiter is known (Detect). */
+	private unread: Buffer[] = [];
+	private unreadBytes = 0;
+	/** The current record's bytes, when it must be read whole (copies: the chunks are not retained). */
+	private held: Buffer[] = [];
+	private heldBytes = 0;
+	/** Of those, the bytes copied (not slices of the unread bytes, counted there). */
+	private heldCopies = 0;
+	/** The unread bytes while they are read (Detect): slices of them need no copy. */
+	private ownChunk: Buffer | undefined;
+	private out: Buffer[] = [];
+	/** The chunk being read, and where its next slice to pass on starts. */
+	private chunk: Buffer = Buffer.alloc(0);
+	private spanStart = 0;
 
 	constructor(private readonly options: CsvPageFilterOptions) {
 		this.firstPage = options.header === undefined;
 		this.headerPending = this.firstPage || options.headerRepeat !== 'first';
 		this.lineEnd = options.lineEnd ?? '\r\n';
-		this.bom = options.bom ?? BOM;
-		if (options.delimiter !== 'auto') this.delimiter = options.delimiter;
+		this.maxHeld = options.maxHeldBytes ?? HELD_RECORD_BYTES;
+		// Each cell at worst quoted with every character a doubled quote, plus the delimiters.
+		this.repeatBound = (options.header ?? []).reduce((sum, cell) => sum + 2 * cell.length + 3, 0);
+		if (options.delimiter !== 'auto') this.setDelimiter(options.delimiter);
 		else if (!this.firstPage) throw new Error('A later page needs the delimiter of the first page');
 	}
 
-	/** Feeds the next piece of the page; returns what to pass on. */
-	push(text: string): string {
-		if (this.delimiter === undefined) this.detect(text, false);
-		else this.process(this.carry + text, false);
+	/** Feeds the next piece of the page; returns what to pass on (slices of `bytes`, or held bytes). */
+	push(bytes: Buffer): Buffer[] {
+		if (this.delimiter === undefined) this.detect(bytes, false);
+		else this.process(this.withCarry(bytes), false);
 		return this.take();
 	}
 
-	/**
-	 * Ends the page; returns the last piece to pass on. A last row without a line end gets one, so
-	 * the next page's rows do not run into it.
-	 */
-	end(text = ''): string {
-		if (this.delimiter === undefined) this.detect(text, true);
-		else this.process(this.carry + text, true);
+	/** Ends the page; returns the last pieces to pass on. A last row without a line end gets one (the next page follows). */
+	end(): Buffer[] {
+		if (this.delimiter === undefined) this.detect(Buffer.alloc(0), true);
+		else this.process(this.withCarry(Buffer.alloc(0)), true);
 		if (!this.done) {
 			if (this.inQuotes) {
 				throw new CsvFormatError(`A quoted cell in row ${this.recordIndex} is not closed at the end of the page`);
 			}
-			if (this.recordHasContent) this.endRecord(this.lineEnd);
+			if (this.recordHasContent) this.endRecord(LINE_ENDS[this.lineEnd]);
 		}
 		return this.take();
 	}
 
-	/** Collects the first page's text until its header row has ended, then reads the delimiter off it. */
-	private detect(text: string, final: boolean): void {
-		this.unread += text;
-		let from = this.unread.startsWith(this.bom) ? this.bom.length : 0;
-		while (from < this.unread.length && (this.unread[from] === '\r' || this.unread[from] === '\n')) from++;
-		const body = this.unread.slice(from);
-		const end = firstRecordEnd(body);
+	private setDelimiter(delimiter: CsvDelimiter): void {
+		this.delimiter = delimiter;
+		this.delimiterCode = delimiter.charCodeAt(0);
+	}
+
+	private withCarry(bytes: Buffer): Buffer {
+		const carry = this.carry;
+		this.carry = undefined;
+		return carry === undefined ? bytes : Buffer.concat([carry, bytes]);
+	}
+
+	private count(): void {
+		const now = this.heldCopies + this.unreadBytes + (this.carry?.length ?? 0);
+		if (now > this.peakHeldBytes) this.peakHeldBytes = now;
+	}
+
+	/** Holds the first page's bytes until its header row has ended, then reads the delimiter off it. */
+	private detect(bytes: Buffer, final: boolean): void {
+		if (bytes.length > 0) {
+			// Copied: a slice would keep the whole chunk it came from.
+			this.unread.push(Buffer.from(bytes));
+			this.unreadBytes += bytes.length;
+			this.count();
+		}
+		const all = this.unread.length === 1 ? this.unread[0] : Buffer.concat(this.unread);
+		let from = all.subarray(0, 3).equals(BOM_BYTES) ? 3 : 0;
+		while (from < all.length && (all[from] === CR || all[from] === LF)) from++;
+		const end = firstRecordEndOf(all, from);
 		if (end < 0 && !final) {
-			if (body.length > MAX_HEADER_CHARS) throw new CsvFormatError('The first line of the page is longer than 1 MiB, so it is not a header row');
+			// Blank lines before the header row count too: they are held with it.
+			if (all.length > this.maxHeld + 3) {
+				throw new CsvFormatError(
+					`Its first ${sized(this.maxHeld)} holds no whole header row (a single CSV record longer than that, the most the file export holds before writing it), so it is not a header row: check that the Base URL reaches the Service`,
+				);
+			}
+			this.unread = [all];
 			return;
 		}
 		// A page without a header row has no cells to split: any delimiter reads it the same.
-		this.delimiter = body === '' ? ',' : detectDelimiter(end < 0 ? body : body.slice(0, end));
-		const unread = this.unread;
-		this.unread = '';
-		this.process(unread, final);
+		this.setDelimiter(from === all.length ? ',' : detectDelimiter(all.toString('latin1', from, end < 0 ? all.length : end)));
+		this.unread = [];
+		// Counted until it is read: the header row is held as slices of it.
+		this.ownChunk = all;
+		this.process(all, final);
+		this.ownChunk = undefined;
+		// A row still open (under a window) is copied out: its slices would keep all the unread bytes.
+		if (this.heldBytes > this.heldCopies) {
+			this.held = [Buffer.concat(this.held, this.heldBytes)];
+			this.heldCopies = this.heldBytes;
+			this.count();
+		}
+		this.unreadBytes = 0;
 	}
 
-	private take(): string {
+	private take(): Buffer[] {
 		const out = this.out;
-		this.out = '';
+		this.out = [];
 		return out;
 	}
 
-	private emit(text: string): void {
-		if (this.options.onRow) this.recordText += text;
-		if (this.recordIndex === 0 && this.headerPending) this.held += text;
-		else this.out += text;
+	/** Whether the current record's bytes are held back until it is known to be a repeated header row. */
+	private holdingBack(): boolean {
+		return this.recordIndex === 0 && this.headerPending && !this.firstPage;
 	}
 
-	private endRecord(lineEnd: string): void {
+	private keeping(): boolean {
+		return (this.recordIndex === 0 && this.headerPending) || this.options.onRow !== undefined;
+	}
+
+	/** Passes on the chunk's bytes from the open slice up to `end` (held back or copied as needed). */
+	private flush(end: number): void {
+		if (end > this.spanStart) {
+			const slice = this.chunk.subarray(this.spanStart, end);
+			// Too long to be the header row again, however it is quoted: a data row (or the setting's error) now.
+			if (this.holdingBack() && this.heldBytes + slice.length > this.repeatBound) this.decide();
+			if (!this.holdingBack()) this.out.push(slice);
+			if (this.keeping()) this.hold(slice);
+		}
+		this.spanStart = end;
+	}
+
+	/** Keeps a copy of `slice` (a slice would keep the whole chunk it came from), refusing a record past the cap. */
+	private hold(slice: Buffer): void {
+		if (this.heldBytes + slice.length > this.maxHeld) throw this.tooLong();
+		const own = this.chunk === this.ownChunk;
+		this.held.push(own ? slice : Buffer.from(slice));
+		this.heldBytes += slice.length;
+		if (!own) this.heldCopies += slice.length;
+		this.count();
+	}
+
+	private tooLong(): CsvFormatError {
+		const which = this.recordIndex === 0 && this.firstPage ? 'header' : this.holdingBack() ? 'first' : 'window';
+		return heldRecordTooLong(which, this.maxHeld, this.rows + 1);
+	}
+
+	private release(): void {
+		this.held = [];
+		this.heldBytes = 0;
+		this.heldCopies = 0;
+	}
+
+	private heldText(): string {
+		return (this.held.length === 1 ? this.held[0] : Buffer.concat(this.held, this.heldBytes)).toString('latin1');
+	}
+
+	/** A later page's first record, known not to be the header row before it ends: passed on as a data row. */
+	private decide(): void {
+		const header = this.options.header!;
+		// Under Every Page that is the setting's error (more cells than the header row never repeat it).
+		if (this.options.headerRepeat === 'every') isRepeatedHeader([...header, ''], header, 'every');
+		this.headerPending = false;
+		for (const bytes of this.held) this.out.push(bytes);
+		if (this.options.onRow === undefined) this.release();
+	}
+
+	/** Drops the byte at `at`: the slice before it is passed on, the next one starts after it. */
+	private skip(at: number, length = 1): void {
+		this.flush(at);
+		this.spanStart = at + length;
+	}
+
+	/** Ends the record; `inSpan`: its line end passes on in the open slice, else it is written here when kept. */
+	private endRecord(lineEnd: Buffer, inSpan = false): void {
+		const write = () => {
+			if (!inSpan) this.out.push(lineEnd);
+		};
 		if (!this.recordHasContent) {
 			// A blank line is not a row; it is kept as it came, except before a later page's first record.
-			if (!(this.recordIndex === 0 && this.headerPending && !this.firstPage)) this.out += lineEnd;
+			if (!this.holdingBack()) write();
 		} else if (this.recordIndex === 0 && this.headerPending) {
-			this.lineEnd = lineEnd;
-			const cells = this.cellsOf(this.held);
+			this.lineEnd = lineEnd.toString('latin1');
+			const cells = this.cellsOf(this.heldText());
 			this.recordIndex = 1;
 			if (this.firstPage) {
 				this.headerCells = cells;
-				this.out += this.held + lineEnd;
+				write();
 			} else if (!isRepeatedHeader(cells, this.options.header!, this.options.headerRepeat)) {
-				this.out += this.held + lineEnd;
+				for (const bytes of this.held) this.out.push(bytes);
+				write();
 				this.countRow();
 			}
-			this.held = '';
 		} else {
-			if (this.recordIndex === 0) this.lineEnd = lineEnd;
-			this.out += lineEnd;
+			if (this.recordIndex === 0) this.lineEnd = lineEnd.toString('latin1');
+			write();
 			this.recordIndex++;
 			this.countRow();
 		}
+		this.release();
 		this.atCellStart = true;
 		this.recordHasContent = false;
-		this.recordText = '';
 	}
 
 	private countRow(): void {
-		if (this.options.onRow) this.options.onRow(this.cellsOf(this.recordText), this.options.header ?? this.headerCells ?? []);
+		if (this.options.onRow) this.options.onRow(this.cellsOf(this.heldText()), this.options.header ?? this.headerCells ?? []);
 		this.rows++;
 		if (this.options.maxRows !== undefined && this.rows >= this.options.maxRows) this.done = true;
 	}
@@ -171,95 +279,121 @@ export class CsvPageFilter {
 		return cells ?? [];
 	}
 
-	private process(input: string, final: boolean): void {
-		this.carry = '';
-		let text = input;
+	/** Waits for the next chunk to tell what the bytes from `at` mean. */
+	private wait(at: number): void {
+		this.flush(at);
+		this.carry = Buffer.from(this.chunk.subarray(at));
+		this.spanStart = this.chunk.length;
+		this.count();
+	}
+
+	private process(input: Buffer, final: boolean): void {
+		this.chunk = input;
+		this.spanStart = 0;
+		let start = 0;
 		if (!this.bomChecked) {
 			// A byte order mark of several bytes may arrive split across chunks: wait for all of it.
-			if (!final && text.length < this.bom.length && this.bom.startsWith(text)) {
-				this.carry = text;
+			if (!final && input.length < 3 && BOM_BYTES.subarray(0, input.length).equals(input)) {
+				this.carry = Buffer.from(input);
+				this.count();
 				return;
 			}
 			this.bomChecked = true;
-			if (text.startsWith(this.bom)) {
-				// One file, one byte order mark: the first page's.
-				if (this.firstPage) this.out += this.bom;
-				text = text.slice(this.bom.length);
+			if (input.subarray(0, 3).equals(BOM_BYTES)) {
+				// One file, one byte order mark: the first page's, and never part of the header row's text.
+				if (this.firstPage) this.out.push(input.subarray(0, 3));
+				start = 3;
+				this.spanStart = 3;
 			}
 		}
+		this.scan(input, start, final);
+		if (!this.done) this.flush(input.length);
+		this.chunk = Buffer.alloc(0);
+	}
+
+	private scan(text: Buffer, start: number, final: boolean): void {
 		const strip = this.options.stripFormulaGuard;
-		const delimiter = this.delimiter;
-		for (let i = 0; i < text.length && !this.done; i++) {
+		const delimiter = this.delimiterCode;
+		const n = text.length;
+		for (let i = start; i < n && !this.done; i++) {
 			const ch = text[i];
-			const hasNext = i + 1 < text.length;
-			// Some characters mean different things depending on the next one: wait for it.
-			const needNext = () => {
-				if (hasNext || final) return false;
-				this.carry = text.slice(i);
-				return true;
-			};
+			const hasNext = i + 1 < n;
+			// Some bytes mean different things depending on the next one: wait for it.
 			if (this.inQuotes) {
-				if (ch === '"') {
-					if (needNext()) return;
-					if (text[i + 1] === '"') {
-						this.emit('""');
-						i++;
-					} else {
-						this.inQuotes = false;
-						this.emit('"');
+				if (ch === QUOTE) {
+					if (!hasNext && !final) {
+						this.wait(i);
+						return;
 					}
+					if (text[i + 1] === QUOTE) i++;
+					else this.inQuotes = false;
 					this.atQuotedStart = false;
 					continue;
 				}
-				if (this.atQuotedStart && strip && ch === FORMULA_GUARD) {
-					if (needNext()) return;
+				if (this.atQuotedStart && strip && ch === GUARD) {
+					if (!hasNext && !final) {
+						this.wait(i);
+						return;
+					}
 					this.atQuotedStart = false;
-					if (hasNext && FORMULA_STARTS.has(text[i + 1])) continue;
-					this.emit(ch);
+					if (hasNext && STARTS.has(text[i + 1])) this.skip(i);
 					continue;
 				}
 				this.atQuotedStart = false;
-				this.emit(ch);
 				continue;
 			}
-			if (ch === '\n') {
-				this.endRecord('\n');
+			if (ch === LF) {
+				this.lineAt(i, 1);
 				continue;
 			}
-			if (ch === '\r') {
-				if (needNext()) return;
-				if (text[i + 1] === '\n') {
-					this.endRecord('\r\n');
-					i++;
-				} else {
-					this.endRecord('\r');
+			if (ch === CR) {
+				if (!hasNext && !final) {
+					this.wait(i);
+					return;
 				}
+				const length = text[i + 1] === LF ? 2 : 1;
+				this.lineAt(i, length);
+				i += length - 1;
 				continue;
 			}
 			this.recordHasContent = true;
 			if (ch === delimiter) {
 				this.atCellStart = true;
-				this.emit(ch);
 				continue;
 			}
-			if (this.atCellStart && ch === '"') {
+			if (this.atCellStart && ch === QUOTE) {
 				this.atCellStart = false;
 				this.inQuotes = true;
 				this.atQuotedStart = true;
-				this.emit(ch);
 				continue;
 			}
-			if (this.atCellStart && strip && ch === FORMULA_GUARD) {
-				if (needNext()) return;
+			if (this.atCellStart && strip && ch === GUARD) {
+				if (!hasNext && !final) {
+					this.wait(i);
+					return;
+				}
 				this.atCellStart = false;
 				// In an unquoted cell a line break after the quote ends the row: the quote is the whole cell.
-				const next = hasNext ? text[i + 1] : '';
-				if (next !== '\r' && next !== delimiter && FORMULA_STARTS.has(next)) continue;
-				this.emit(ch);
+				const next = hasNext ? text[i + 1] : -1;
+				if (next !== CR && next !== delimiter && STARTS.has(next)) this.skip(i);
 				continue;
 			}
 			this.atCellStart = false;
-			this.emit(ch);
 		}
+	}
+
+	/** A line end of `length` bytes at `at`: the record before it ends there. */
+	private lineAt(at: number, length: number): void {
+		const lineEnd = length === 2 ? LINE_ENDS['\r\n'] : this.chunk[at] === LF ? LINE_ENDS['\n'] : LINE_ENDS['\r'];
+		if (this.keeping()) {
+			// The record is read whole: its bytes apart from its line end, which is written when it is kept.
+			this.flush(at);
+			this.spanStart = at + length;
+			this.endRecord(lineEnd);
+			return;
+		}
+		// Passing through: the line end stays in the open slice, so a page goes on in one slice per chunk.
+		this.endRecord(lineEnd, true);
+		if (this.done) this.flush(at + length);
 	}
 }

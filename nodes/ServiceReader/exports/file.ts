@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { BOM_BYTES, CsvPageFilter } from './csvPageFilter';
+import { CsvPageFilter } from './csvPageFilter';
 import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { Page, PageRequest } from '../../shared/paging';
@@ -92,17 +92,14 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 					stripFormulaGuard,
 					maxRows: limit === undefined ? undefined : limit - rows,
 					onRow,
-					bom: BOM_BYTES,
 				});
-				// Bytes as latin1 text, one character per byte: nothing is decoded, so every byte comes out as it came.
+				// Bytes as they came: nothing is decoded, so every byte comes out as it came, in slices of the chunks read.
 				for await (const chunk of page.content) {
-					const text = filter.push((chunk as Buffer).toString('latin1'));
-					if (text) yield counted(Buffer.from(text, 'latin1'));
+					for (const bytes of filter.push(chunk as Buffer)) yield counted(bytes);
 					// Leaving the loop closes the response: the rest of the page is not needed.
 					if (filter.done) break;
 				}
-				const rest = filter.done ? '' : filter.end();
-				if (rest) yield counted(Buffer.from(rest, 'latin1'));
+				if (!filter.done) for (const bytes of filter.end()) yield counted(bytes);
 				first ??= filter;
 				rows += filter.rows;
 				pages++;

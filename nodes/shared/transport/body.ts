@@ -42,6 +42,7 @@ export async function* idleGuarded(
 	let size = 0;
 	const iterator = source[Symbol.asyncIterator]();
 	let waitingSince: number | undefined;
+	const startedAt = Date.now();
 	let finished = false;
 	// n8n hands the body over wrapped in a stream whose destroy() waits for the pending read, so a
 	// stalled read is abandoned through this promise rather than through destroy() alone.
@@ -50,29 +51,26 @@ export async function* idleGuarded(
 		giveUp = reject;
 	});
 	idle.catch(() => undefined);
+	const stop = (error: BodyReadError) => {
+		giveUp(error);
+		source.destroy(error);
+	};
 	// One short sleep at a time (node code may not hold timers of its own); ends with the body.
 	const tick = Math.max(Math.min(idleMs / 4, 1000), 5);
 	const watch = async () => {
 		while (!finished) {
 			await sleep(tick);
-			if (!finished && waitingSince !== undefined && Date.now() - waitingSince >= idleMs) {
-				const error = new BodyReadError(
-					`the Service sent nothing for ${Math.round(idleMs / 1000)} s in the middle of its answer`,
-					'idle',
-				);
-				giveUp(error);
-				source.destroy(error);
-				return;
-			}
+			if (finished) return;
+			const now = Date.now();
+			const silent = waitingSince === undefined ? 0 : now - waitingSince;
+			if (silent >= idleMs) return stop(stalled(idleMs));
 			// A Service that sends a byte now and then is bounded too: by the whole answer's deadline.
-			if (!finished && deadline !== undefined && Date.now() >= deadline.at) {
-				const error = new BodyReadError(
-					`the Service took longer than ${Math.round(deadline.ms / 1000)} s, the Request Timeout, to send its whole answer`,
-					'slow',
+			if (deadline !== undefined && now >= deadline.at) {
+				// Ended by the deadline in a silence longer than the answer was sending before it: the cause is the stall.
+				if (waitingSince !== undefined && silent > waitingSince - startedAt) return stop(stalled(silent));
+				return stop(
+					new BodyReadError(`the Service took longer than ${Math.round(deadline.ms / 1000)} s, the Request Timeout, to send its whole answer`, 'slow'),
 				);
-				giveUp(error);
-				source.destroy(error);
-				return;
 			}
 		}
 	};
@@ -118,6 +116,12 @@ export async function readCapped(body: unknown, idleMs: number, maxBytes: number
 		chunks.push(chunk);
 	}
 	return Buffer.concat(chunks, size);
+}
+
+/** A stall, in words: whole seconds from 10 s, else tenths. */
+function stalled(silentMs: number): BodyReadError {
+	const seconds = silentMs >= 10_000 ? Math.round(silentMs / 1000) : Math.round(silentMs / 100) / 10;
+	return new BodyReadError(`the Service sent nothing for ${seconds} s in the middle of its answer`, 'idle');
 }
 
 export function tooLarge(maxBytes: number): BodyReadError {

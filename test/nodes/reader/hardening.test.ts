@@ -119,11 +119,10 @@ describe('nothing hangs', () => {
 
 		const result = await run(decisions, { requestTimeout: 1 });
 
-		// Idle bound and whole-answer deadline are both 1 s here: on a loaded machine the deadline may fire first.
-		expect(result.error(READER)?.message).toMatch(
-			/could not be read: the Service (sent nothing for 1 s in the middle of its answer|took longer than 1 s, the Request Timeout, to send its whole answer)/,
-		);
+		// Idle bound and whole-answer deadline are both 1 s: when the deadline ends the stall first, it is still named a stall (its silence so far).
+		expect(result.error(READER)?.message).toMatch(/could not be read: the Service sent nothing for (1|0\.\d) s in the middle of its answer$/);
 		expect(result.error(READER)?.description).toContain('Page 1 of the');
+		expect(result.error(READER)?.description).toContain('The Service stopped sending part-way, so the answer is incomplete');
 		expect(received('/v1/reader/exports/decisions')).toBe(1);
 		expect(Date.now() - started).toBeLessThan(15_000);
 	});
