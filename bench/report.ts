@@ -83,6 +83,9 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 	}
 	const trigger = results.trigger;
 	if (trigger) {
+		// How every change to the trigger path is judged (docs/development.md): against the Stripe Trigger in the same run.
+		const cpuVsStripe = acceptedCpuVsStripe(trigger);
+		if (cpuVsStripe !== undefined) checks.push(check('Service Trigger n8n CPU per accepted delivery / Stripe Trigger\'s (same run)', cpuVsStripe, 1, false, x));
 		if (trigger.stripeTrigger) checks.push(check('Service Trigger p99 / Stripe Trigger p99', trigger.p99RatioVsStripe ?? Number.NaN, 1, false, x));
 		if (trigger.handChain) checks.push(check('Service Trigger p99 / hand-built chain p99', trigger.p99RatioVsHandChain ?? Number.NaN, 1, false, x));
 		checks.push(check('Service Trigger p99 / stock Webhook (unverified) p99', trigger.p99Ratio, 1.5, false, x));
@@ -126,6 +129,30 @@ export function judgeTargets(results: Measured): TargetCheck[] {
 		checks.push(check('Service verifier / stripe verifications per second', results.verifier.ratioVsStripe, 1, true, x));
 	}
 	return checks;
+}
+
+/** The Service Trigger's n8n CPU per accepted delivery over the Stripe Trigger's, measured in the same run. */
+export function acceptedCpuVsStripe(trigger: NonNullable<Measured['trigger']>): number | undefined {
+	const ours = trigger.serviceTrigger.cpu?.acceptedMs;
+	const stripe = trigger.stripeTrigger?.cpu?.acceptedMs;
+	return ours === undefined || stripe === undefined ? undefined : ratio(ours, stripe);
+}
+
+/**
+ * The two figures a change to the trigger path is judged by, in one line: n8n's CPU per accepted delivery
+ * and p99, each against the Stripe Trigger's in the same run, with the load the run saw.
+ */
+export function triggerVerdict(results: Measured): string | undefined {
+	const trigger = results.trigger;
+	const cpuVsStripe = trigger && acceptedCpuVsStripe(trigger);
+	if (!trigger || cpuVsStripe === undefined) return undefined;
+	const ours = trigger.serviceTrigger;
+	const stripe = trigger.stripeTrigger!;
+	const load = `${results.machine.loadAtStart.join(' ')}${results.machine.loadAtEnd ? ` -> ${results.machine.loadAtEnd.join(' ')}` : ''}`;
+	return (
+		`Service Trigger against the Stripe Trigger, same run: n8n CPU per accepted delivery ${fixed(ours.cpu!.acceptedMs, 1, 'up')} / ${fixed(stripe.cpu!.acceptedMs, 1, 'down')} ms = ${x(cpuVsStripe, 'up')} (target <= 1.00x); ` +
+		`p99 ${fixed(ours.p99Ms, 0, 'up')} / ${fixed(stripe.p99Ms, 0, 'down')} ms = ${x(ratio(ours.p99Ms, stripe.p99Ms), 'up')} (target <= 0.90x); load ${load}`
+	);
 }
 
 /** Deliveries n8n never answered (overload), which the execution count may or may not include. */
@@ -258,13 +285,16 @@ export function renderTable(results: Measured): string {
 						: `accepted ${fixed(cpu.acceptedMs, 2, towards)} ms`,
 					'',
 					'',
-					Number.isFinite(cpu.refusedRatio ?? Number.NaN)
+					(entry === trigger.serviceTrigger && trigger.stripeTrigger?.cpu
+						? `**accepted ${x(ratio(cpu.acceptedMs, trigger.stripeTrigger.cpu.acceptedMs), towards)} the Stripe Trigger's (same run)**; `
+						: '') +
+					(Number.isFinite(cpu.refusedRatio ?? Number.NaN)
 						? `refused/accepted ${x(cpu.refusedRatio, towards)} (accepted includes its execution${entry.startsOnForged ? '; so does refused' : ''})${
 								cpu.adversarialRatio === undefined ? '' : `; adversarial header/ordinary refusal ${x(cpu.adversarialRatio, towards)}`
 							}`
 						: entry === trigger.serviceTriggerCompany && trigger.serviceTrigger.cpu
 							? `accepted (its execution and lookup included) ${x(ratio(cpu.acceptedMs, trigger.serviceTrigger.cpu.acceptedMs), 'up')} the option off's; refusals are the same code as the option off's, not measured again`
-							: 'accepted includes its execution',
+							: 'accepted includes its execution'),
 				]),
 			);
 		}

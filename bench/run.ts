@@ -25,7 +25,7 @@ import { benchLimit } from './limit';
 import { benchMemory, memoryLines } from './memory';
 import { machineInfo, roundedLoad } from './machine';
 import { parseOptions, sections, type BenchOptions, type Section } from './options';
-import { judgeTargets, renderTable, renderTableBlock, TABLE_BLOCK_END, TABLE_BLOCK_START } from './report';
+import { judgeTargets, renderTable, renderTableBlock, TABLE_BLOCK_END, TABLE_BLOCK_START, triggerVerdict } from './report';
 import { rawPath, withoutSamples, type BenchResults, type Measured } from './results';
 import { warmPortfolio } from './sandboxPages';
 import { benchTrigger } from './trigger';
@@ -107,6 +107,8 @@ async function main(): Promise<void> {
 		await attempt('trigger', async () => {
 			log('bench: item 3, trigger and its verifying peers under load');
 			results.trigger = await trigger(true);
+			const verdict = triggerVerdict({ ...results, machine: { ...results.machine, loadAtEnd: roundedLoad() } });
+			if (verdict) log(`bench: ${verdict}`);
 		});
 		if (options.legacyEngine) {
 			await attempt('trigger, legacy expression engine', async () => {
@@ -168,6 +170,9 @@ async function main(): Promise<void> {
 	console.log('');
 	for (const target of targets) console.log(`- ${target.target}: ${target.words}`);
 	for (const error of results.errors) console.log(`- error: ${error}`);
+	// Last, where it is seen: what every change to the trigger path is judged by (docs/development.md).
+	const verdict = triggerVerdict(results);
+	if (verdict) console.log(`\n${verdict}`);
 	console.log(
 		`\n${results.machine.cpuModel}, ${results.machine.cores} cores, load ${results.machine.loadAtStart.join(' ')} -> ${results.machine.loadAtEnd.join(' ')}; ` +
 			`Node ${process.version}; n8n ${results.n8nVersion ?? 'n/a'}; ${results.date}. Written to ${options.out} (every run: ${relative(repoRoot, raw)})`,

@@ -429,7 +429,7 @@ async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions, accepted
 	const sendForged = async (kinds: string[], deliveries = forged(kinds)) => {
 		const result = await sendDeliveries(t.url, n8n.ca, deliveries, options.concurrency);
 		const refused = result.outcomes.filter((outcome) => outcome.status === 401).length;
-		if (refused !== result.outcomes.length) throw new Error(`cpu round: ${refused} of ${result.outcomes.length} forged deliveries refused`);
+		if (refused !== result.outcomes.length) throw new Error(`cpu round: ${refused} of ${result.outcomes.length} forged deliveries refused (answers: ${answers(result)})`);
 		// Counted with the rounds' forgeries: the chain's executions for forged requests include these.
 		t.forgedSent += result.outcomes.length;
 		t.forgedRefused += refused;
@@ -439,7 +439,7 @@ async function measureCpu(n8n: N8n, t: Target, options: TriggerOptions, accepted
 		// Valid deliveries only: forgedEvery beyond the count leaves none out.
 		const result = await sendDeliveries(t.url, n8n.ca, buildDeliveries(count, count + 1, t.signing, 'cpu_accepted'), options.concurrency);
 		const accepted = result.outcomes.filter((outcome) => outcome.status === 200).length;
-		if (accepted !== count) throw new Error(`cpu round: ${accepted} of ${count} valid deliveries accepted`);
+		if (accepted !== count) throw new Error(`cpu round: ${accepted} of ${count} valid deliveries accepted (answers: ${answers(result)})`);
 		t.expected += accepted;
 		t.validAccepted += accepted;
 	});
@@ -491,6 +491,16 @@ async function companyCost(n8n: N8n, portfolioRequests: number, on: TriggerVaria
 			`${withCompany} of ${items.length} newest executions carry company; p99 on/off ${cost.p99RatioVsOff.toFixed(2)}x`,
 	);
 	return cost;
+}
+
+/** A round's answers by status (0: none, with why), for an error saying what came instead. */
+function answers(result: LoadResult): string {
+	const counts = new Map<string, number>();
+	for (const { status, error } of result.outcomes) {
+		const what = status === 0 ? `no answer (${error ?? 'unknown'})` : String(status);
+		counts.set(what, (counts.get(what) ?? 0) + 1);
+	}
+	return [...counts].map(([what, n]) => `${n} ${what}`).join(', ');
 }
 
 /** Forged deliveries that got no answer at all (neither refused nor accepted). */

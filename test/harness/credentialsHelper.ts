@@ -20,6 +20,9 @@ import { Credentials } from 'n8n-core';
  * held in memory by type name instead of in a database.
  */
 export class TestCredentialsHelper extends ICredentialsHelper {
+	/** Credential reads (getDecrypted) in this process, by mode: what a node's getCredentials costs n8n. */
+	static readonly reads = new Map<string, number>();
+
 	constructor(
 		private readonly credentialTypes: Record<string, ICredentialType>,
 		private readonly credentialsByType: Record<string, ICredentialDataDecryptedObject>,
@@ -78,7 +81,9 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		_additionalData: IWorkflowExecuteAdditionalData,
 		_nodeCredentials: INodeCredentialsDetails,
 		type: string,
+		mode?: string,
 	): Promise<ICredentialDataDecryptedObject> {
+		TestCredentialsHelper.reads.set(mode ?? '', (TestCredentialsHelper.reads.get(mode ?? '') ?? 0) + 1);
 		const stored = this.credentialsByType[type];
 		if (stored === undefined) throw new Error(`No test credentials of type "${type}"`);
 		// n8n fills in the credential type's defaults before a node sees the data.

@@ -1,4 +1,7 @@
-import { ProcessMemory } from '../../nodes/ServiceTrigger/delivery/redelivery';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+import { LONGEST_KEPT_ALERT_KEY, MEMORY_LIMITS, ProcessMemory, rememberedAlertKey } from '../../nodes/ServiceTrigger/delivery/redelivery';
 import { RefusalLog } from '../../nodes/ServiceTrigger/verify/refusalLog';
 import { readSignatureHeader } from '../../nodes/ServiceTrigger/verify/signatureHeader';
 
@@ -29,7 +32,42 @@ describe('process memory of alerts being answered and answered', () => {
 		expect(memory.claim(T, 'c', 500)).toBe('answered');
 		expect(memory.claim(T, 'b', 1001)).toBe('new');
 	});
+
+	test('bounded in bytes: 1,000 alert ids of 1 MiB each hold at most 1,000 x 128 bytes of keys (docs/token-and-limits.md); two long ids differing in the last byte are two alerts', () => {
+		const memory = new ProcessMemory();
+		const MiB = 1024 * 1024;
+		const long = (n: number, last = 'x') => `s:${String(n).padStart(8, '0')}${'a'.repeat(MiB - 10)}${last}`;
+		// Once before measuring: what the first digest and entry load is not the ids'.
+		memory.claim('warm-up', long(-1), 0);
+		memory.settle('warm-up', long(-1), true, 0);
+		const heapBefore = heapAfterGc();
+		for (let n = 0; n < MEMORY_LIMITS.maxAlerts; n++) {
+			const id = long(n);
+			expect(memory.claim(T, id, n)).toBe('new');
+			memory.settle(T, id, true, n);
+		}
+		expect(memory.heldKeyBytes(T, 1_000)).toBeLessThanOrEqual(MEMORY_LIMITS.maxAlerts * LONGEST_KEPT_ALERT_KEY * 2);
+		// Kept as digests: 1,000 ids of 1 MiB (a GiB as sent) leave under 400 KB on the heap, bookkeeping included.
+		expect(heapAfterGc() - heapBefore).toBeLessThan(400_000);
+		// Every one is still known as passed on, and a copy differing only in its last byte is a new alert.
+		for (const n of [0, 500, 999]) {
+			expect(memory.claim(T, long(n), 2_000)).toBe('answered');
+			expect(memory.claim(T, long(n, 'y'), 2_000)).toBe('new');
+		}
+		// Up to the bound an id is kept as sent; past it, as its digest (45 characters).
+		expect(rememberedAlertKey(`s:${'a'.repeat(LONGEST_KEPT_ALERT_KEY - 2)}`)).toBe(`s:${'a'.repeat(LONGEST_KEPT_ALERT_KEY - 2)}`);
+		expect(rememberedAlertKey(`s:${'a'.repeat(LONGEST_KEPT_ALERT_KEY - 1)}`)).toMatch(/^h:[\w-]{43}$/);
+		// Text and bytes of the same characters stay apart.
+		expect(rememberedAlertKey(`s:${'Q'.repeat(200)}`)).not.toBe(rememberedAlertKey(`b:${'Q'.repeat(200)}`));
+	}, 120_000);
 });
+
+/** Heap in use after a full collection (gc exposed at run time: the test process is not started with --expose-gc). */
+function heapAfterGc(): number {
+	setFlagsFromString('--expose-gc');
+	(runInNewContext('gc') as () => void)();
+	return process.memoryUsage().heapUsed;
+}
 
 describe('refusal log lines', () => {
 	test('one line per key per minute; the next line carries the count refused meanwhile', () => {

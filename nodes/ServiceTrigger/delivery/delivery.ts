@@ -5,9 +5,9 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
+import type { TokenRedactors } from '../../shared/redaction';
 import { readServiceEvent, shouldStartWorkflow } from './events';
-import { processMemory, triggerKey } from './redelivery';
+import { processMemory, rememberedAlertKey, triggerKey } from './redelivery';
 import { renewalItem, renewEndpoint } from '../lifecycle/renewal';
 import { testRefusalItem } from './testRefusal';
 import { refusalLog, refusalWords } from '../verify/refusalLog';
@@ -44,7 +44,9 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// 3. From here on the body is the Service's own.
 	const reading = readServiceEvent(rawBody);
 	if ('problem' in reading) return answer.call(this, trigger, 400, `a correctly signed delivery could not be read: ${reading.problem}`, 'unreadable');
-	const { item, eventType, alertKey, alertId } = reading;
+	const { item, eventType, alertId } = reading;
+	// Kept as sent up to 64 characters, else as its SHA-256 (redelivery.ts): an alert_id has no length bound.
+	const alertKey = rememberedAlertKey(reading.alertKey);
 
 	// 4. Events.
 	if (!shouldStartWorkflow(eventType, selectedEvents(this.getNodeParameter('events', [])))) {
@@ -57,7 +59,7 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// (verified with the same secret) does; at most once an hour per trigger, should n8n lose the save.
 	if (keys.resealed && resealRetries.get(trigger, Date.now()) === undefined) {
 		resealRetries.set(trigger, true, Date.now());
-		this.logger.info(`Service Trigger: alert ${await named.call(this, { alert_id: alertId, event_type: eventType })} is asked again (503) so that n8n saves the signing secret sealed under the new access token.`);
+		this.logger.info(`Service Trigger: alert ${await named(keys, { alert_id: alertId, event_type: eventType })} is asked again (503) so that n8n saves the signing secret sealed under the new access token.`);
 		this.getResponseObject().status(503).setHeader('Retry-After', '60').send('Service Unavailable');
 		return { noWebhookResponse: true };
 	}
@@ -67,14 +69,14 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		const state = processMemory.claim(trigger, alertKey, Date.now());
 		if (state === 'answered') {
 			this.logger.info(
-				`Service Trigger: alert ${await named.call(this, { alert_id: alertId, event_type: eventType })} was already passed on; this redelivery starts nothing.`,
+				`Service Trigger: alert ${await named(keys, { alert_id: alertId, event_type: eventType })} was already passed on; this redelivery starts nothing.`,
 			);
 			return {};
 		}
 		if (state === 'in-flight') {
 			// Not 2xx: if the first copy's execution cannot be stored, this alert must still come again.
 			this.logger.info(
-				`Service Trigger: alert ${await named.call(this, { alert_id: alertId, event_type: eventType })} arrived again while its first copy is being answered; asked the Service to retry.`,
+				`Service Trigger: alert ${await named(keys, { alert_id: alertId, event_type: eventType })} arrived again while its first copy is being answered; asked the Service to retry.`,
 			);
 			this.getResponseObject().status(409).setHeader('Retry-After', '60').send('Conflict');
 			return { noWebhookResponse: true };
@@ -89,13 +91,14 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// 6. Passed on. n8n answers (response mode "On Received") only after it has stored the execution,
 	// so a 2xx never stands for a delivery that was lost; the execution's first step records the alert_id.
 	// The item is stored by n8n: a Service echoing the access token in a delivery must not put it there.
-	const { redactValue } = await credentialRedactors.call(this);
+	// Cleared of the token read with the keys (at most a minute ago): no credential read per delivery.
+	const { redactValue } = await keys.redactors();
 	return { workflowData: [this.helpers.returnJsonArray([redactValue(item) as IDataObject])] };
 }
 
 /** "<alert_id> (<event_type>)" for a log line: the Service's text, shown without the access token. */
-async function named(this: IWebhookFunctions, item: { alert_id: unknown; event_type: unknown }): Promise<string> {
-	const { redact } = await credentialRedactors.call(this);
+async function named(keys: { redactors(): Promise<TokenRedactors> }, item: { alert_id: unknown; event_type: unknown }): Promise<string> {
+	const { redact } = await keys.redactors();
 	return redact(`${String(item.alert_id)} (${String(item.event_type)})`);
 }
 

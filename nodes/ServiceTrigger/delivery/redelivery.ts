@@ -9,6 +9,8 @@
  *   step in the execution, so a copy arriving after a restart, or at another process, goes no
  *   further than that step.
  */
+import { createHash } from 'node:crypto';
+
 import type { IExecuteFunctions, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
 
 import { BoundedMemory } from '../boundedMemory';
@@ -18,6 +20,23 @@ import { triggerAdded } from '../../shared/addedFields';
 
 /** 24 h retry window plus an hour for clock skew and the last attempt's own delay. */
 export const MEMORY_LIMITS = { maxAlerts: 1000, maxAgeMs: 25 * 60 * 60 * 1000, maxTriggers: 1000, storedAlerts: 10_000 };
+
+/**
+ * The longest alert key kept as sent, in UTF-16 code units (2 bytes each at most): a longer one (the
+ * Service's alert_id has no length bound) is kept as its SHA-256, 45 characters, so one trigger's
+ * 1,000 alerts hold at most 1,000 × 128 bytes of keys (docs/token-and-limits.md).
+ */
+export const LONGEST_KEPT_ALERT_KEY = 64;
+
+/** The key an alert is remembered under in this process: as sent up to the bound, else `h:` and its SHA-256. */
+export function rememberedAlertKey(alertKey: string): string {
+	if (alertKey.length <= LONGEST_KEPT_ALERT_KEY) return alertKey;
+	// Over the UTF-16 code units: one-to-one for any text (UTF-8 would merge lone surrogates), so two keys, two digests.
+	return `h:${createHash('sha256').update(alertKey, 'utf16le').digest('base64url')}`;
+}
+
+/** Bytes an alert key holds at most: 2 a UTF-16 code unit (a short key never hashed can hold non-Latin-1 text). */
+const keyBytes = (_value: unknown, key: string) => key.length * 2;
 
 /** A trigger in a workflow, with test deliveries (mode "manual") kept apart from production ones. */
 export function triggerKey(context: { getWorkflow(): { id?: string }; getNode(): INode; getMode(): WorkflowExecuteMode }): string {
@@ -44,7 +63,8 @@ export class ProcessMemory {
 	}
 
 	/** Claims a copy: 'new' marks it in flight until `settle`; otherwise it must start nothing. */
-	claim(trigger: string, alertId: string, nowMs: number): CopyState {
+	claim(trigger: string, alertKey: string, nowMs: number): CopyState {
+		const alertId = rememberedAlertKey(alertKey);
 		if (this.answered.get(trigger, nowMs)?.get(alertId, nowMs) !== undefined) return 'answered';
 		const key = `${trigger}\u0000${alertId}`;
 		if (this.inFlight.has(key)) return 'in-flight';
@@ -53,12 +73,21 @@ export class ProcessMemory {
 	}
 
 	/** Ends a claim: remembered when the Service was told 2xx, released otherwise (its retry must start). */
-	settle(trigger: string, alertId: string, answered2xx: boolean, nowMs: number): void {
+	settle(trigger: string, alertKey: string, answered2xx: boolean, nowMs: number): void {
+		const alertId = rememberedAlertKey(alertKey);
 		if (!this.inFlight.delete(`${trigger}\u0000${alertId}`) || !answered2xx) return;
-		// At most 1000 alerts per trigger, each kept 25 h from its 2xx answer (the Service's retry window).
-		const alerts = this.answered.get(trigger, nowMs) ?? new BoundedMemory<true>(this.limits.maxAlerts, this.limits.maxAgeMs);
+		// At most 1000 alerts per trigger, each kept 25 h from its 2xx answer (the Service's retry window),
+		// each key at most LONGEST_KEPT_ALERT_KEY code units.
+		const alerts =
+			this.answered.get(trigger, nowMs) ??
+			new BoundedMemory<true>(this.limits.maxAlerts, this.limits.maxAgeMs, { maxBytes: this.limits.maxAlerts * LONGEST_KEPT_ALERT_KEY * 2, sizeOf: keyBytes });
 		alerts.set(alertId, true, nowMs);
 		this.answered.set(trigger, alerts, nowMs);
+	}
+
+	/** Bytes of alert keys held for `trigger` (2 a UTF-16 code unit): at most maxAlerts × 128. */
+	heldKeyBytes(trigger: string, nowMs: number): number {
+		return this.answered.get(trigger, nowMs)?.heldBytes ?? 0;
 	}
 
 	/** As a new process starts. */

@@ -9,14 +9,23 @@
  *   changes the stamp. Keys from the credential's Webhook Signing Secret are never trusted this
  *   way, so a secret changed there takes effect at once.
  * Only a credential read renews the minute: while deliveries come, it is read about once a minute.
+ * The access token's redactors read with them are kept alike: an accepted delivery's item is cleared of
+ * the token read at most a minute ago, without reading the credential again (docs/performance.md: each
+ * read costs n8n an expression isolate).
  * Pure: no n8n types, no clock.
  */
 import { BoundedMemory } from '../boundedMemory';
+import type { TokenRedactors } from '../../shared/redaction';
 import type { HeldKeys } from './verdict';
 
 export const RECENT_KEYS_MS = 60_000;
 
-interface Entry extends HeldKeys {
+/** Keys as read, with the redactors of the access token read beside them. */
+export interface RememberedKeys extends HeldKeys {
+	redactors?: TokenRedactors;
+}
+
+interface Entry extends RememberedKeys {
 	at: number;
 }
 

@@ -2,12 +2,16 @@
  * The trigger's keys, as verdict.ts asks for them: those read from its credential less than a
  * minute ago (recentKeys.ts), or else the credential's Webhook Signing Secret when set (endpoints
  * created outside n8n), else the secrets this node sealed into static data at activation, unsealed
- * with the access token. Nothing is read until the verdict asks.
+ * with the access token. Nothing is read until the verdict asks. The access token's redactors come
+ * with the keys (`redactors`): read with them, or remembered with them, so an accepted delivery costs
+ * no credential read of its own.
  */
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { tokenRedactors, type TokenRedactors } from '../../shared/redaction';
 import type { ServiceSettings } from '../../shared/transport/settings';
 import { readServiceSettings } from '../../shared/transport/settings';
+import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
 import type { StoredEndpoint } from '../lifecycle/staticData';
 import { storedEndpoints } from '../lifecycle/staticData';
 import { heldSecrets, storeSealed } from './heldSecrets';
@@ -27,22 +31,32 @@ interface Held {
 }
 
 /** `trigger` is the trigger's key (redelivery.ts `triggerKey`), under which its keys are remembered. */
-export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySource & { readonly resealed: boolean } {
+export function triggerKeys(
+	context: IWebhookFunctions,
+	trigger: string,
+): KeySource & { readonly resealed: boolean; redactors(): Promise<TokenRedactors> } {
 	let stamp: string | undefined;
 	let resealed = false;
+	// The token's redactors of the keys the verdict last took: remembered, or read now.
+	let redactors: TokenRedactors | undefined;
 	// What the stored endpoints are, read once per delivery: their sealed secrets (a re-activation changes them).
 	const stampNow = () =>
 		(stamp ??= Object.values(storedEndpoints(context.getWorkflowStaticData('node')))
 			.map((endpoint) => endpoint.sealedSecret)
 			.join(' '));
 	return {
-		remembered: (nowMs) => recentKeys.fresh(trigger, stampNow(), nowMs),
+		remembered: (nowMs) => {
+			const held = recentKeys.fresh(trigger, stampNow(), nowMs);
+			redactors = held?.redactors;
+			return held;
+		},
 		read: async (clock) => {
 			const keyStamp = stampNow();
 			const credentials = await context.getCredentials('serviceApi');
+			const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
+			redactors = tokenRedactors(token);
 			const settings = readServiceSettings(credentials);
 			if (settings.problem !== undefined) return { problem: 'credential', detail: settings.problem };
-			const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
 			// getWebhookResourceUrl (newer n8n) names the URL actually served, test or production.
 			const servedUrl = typeof context.getWebhookResourceUrl === 'function' ? context.getWebhookResourceUrl(WEBHOOK_NAME) : undefined;
 			const staticData = context.getWorkflowStaticData('node');
@@ -56,9 +70,11 @@ export function triggerKeys(context: IWebhookFunctions, trigger: string): KeySou
 			for (const [url, secret] of toReseal) resealed = reseal(context, staticData, url, secret, token, clock()) || resealed;
 			// Kept whatever this delivery turns out to be: they are the credential's keys, not the sender's,
 			// so a flood of forgeries reads the credential once a minute, not once each.
-			recentKeys.remember(trigger, keyStamp, keys, clock());
+			recentKeys.remember(trigger, keyStamp, { ...keys, redactors }, clock());
 			return keys;
 		},
+		/** The access token's redactors: those of the keys' credential read, else read now. */
+		redactors: async () => redactors ?? (await credentialRedactors.call(context)),
 		/** Whether this delivery sealed a secret again (delivery.ts then has n8n save it). */
 		get resealed() {
 			return resealed;

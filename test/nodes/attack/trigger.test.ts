@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 
-import { postDelivery } from '../../harness';
+import { postDelivery, TestCredentialsHelper } from '../../harness';
 import { portfolioReadings } from '../../../nodes/ServiceTrigger/companyDetails/companyDetails';
 import { renewalAttempts } from '../../../nodes/ServiceTrigger/lifecycle/renewal';
 import { heldSecrets, resealRetries } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
@@ -335,5 +335,25 @@ describe('attack, token in deliveries and refusals: "Never output or log the acc
 		expect(runs[0].items[0].json.ids).toEqual({ organisation: KE, report: '***', x: '***' });
 		expect(runs[0].items[0].json.ke).toBe(KE);
 		expectNoToken(JSON.stringify({ runs: allFields(runs), logs: setup.logs.slice(logsBefore), answer: answer.body }), TOKEN);
+	});
+
+	test('the same while the keys read a moment ago settle the delivery: no credential read of its own (docs/performance.md), the token still in no item', async () => {
+		const TOKEN = setup.sandbox.tokens.reader;
+		const [{ secret, url }] = setup.sandbox.control.webhookEndpoints();
+		const send = async (payload: string) =>
+			await postDelivery(url, { headers: { 'Service-Signature': signatureHeader(secret, now(), payload) }, body: payload, ca: setup.receiverCa });
+		// An ordinary alert first: its delivery reads the keys and the token, which are then remembered for a minute.
+		expect((await send(body('al_remembered_first'))).status).toBe(200);
+		await setup.executionsOf('al_remembered_first');
+		const reads = () => [...TestCredentialsHelper.reads.values()].reduce((sum, n) => sum + n, 0);
+		const readsBefore = reads();
+		const payload = `{"event_type":"finding_new","alert_id":"al_tok2_${encodeToken(TOKEN, 'htmlHex')}","ids":{"organisation":"${KE}","report":"${encodeToken(TOKEN, 'jsonEscaped')}","x":"${TOKEN}"},"severity":"low"}`;
+		expect((await send(payload)).status).toBe(200);
+		const runs = await setup.executionsOf('al_tok2_***');
+		expect(runs).toHaveLength(1);
+		expect(runs[0].items[0].json.ids).toEqual({ organisation: KE, report: '***', x: '***' });
+		expectNoToken(JSON.stringify(allFields(runs)), TOKEN);
+		// Neither the delivery nor its execution read the credential.
+		expect(reads() - readsBefore).toBe(0);
 	});
 });
