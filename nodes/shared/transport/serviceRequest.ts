@@ -14,9 +14,10 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
 import { discardBody } from './body';
+import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './envelopes';
 import { describeServiceError, readErrorBody } from './errors';
 import type { RequestScope, SentRequest } from './requestNames';
-import { conceptLabel, errorBodyWords, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
+import { conceptLabel, CONCEPT_IDS, errorBodyWords, REQUEST_CONCEPTS, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
@@ -100,7 +101,7 @@ export async function serviceRequest<T = unknown>(
 		});
 
 	// The request in the Service's names, worked out once: every attempt sends the same.
-	let spoken: { call: ServiceCall; request: SentRequest };
+	let spoken: { call: ServiceCall; request: SentRequest; flat?: unknown; envelope: { typeConcept?: string; type?: string } };
 	try {
 		spoken = speak(call, settings);
 	} catch (error) {
@@ -153,7 +154,9 @@ export async function serviceRequest<T = unknown>(
 				: await readErrorText(answer.body, settings, deadline).then((body) => ({ body }), readFailure);
 			if ('problem' in read) throw fail(read.problem.message, read.problem.description, {}, statusCode);
 			// A Service that ignores a field it does not know answers it empty: said, never passed for success.
-			const ignored = ok ? unechoedConcepts(spoken.call.body, spoken.request.sent, read.body) : [];
+			// A JSON:API answer: its resource's id, type and attributes beside it (envelopes.ts).
+			if (ok && (call.response === undefined || call.response === 'json')) read.body = readableEnvelope(read.body);
+			const ignored = ok ? unechoedConcepts(spoken.flat ?? spoken.call.body, spoken.request.sent, read.body) : [];
 			if (ignored.length > 0) {
 				const list = ignored.map((s) => `${conceptLabel(s.concept)} (sent as \`${s.name}\`)`).join(', ');
 				throw fail(
@@ -194,7 +197,8 @@ export async function serviceRequest<T = unknown>(
 		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''));
 		// A refusal naming a field or a media type: which setting maps it leads, the Service's words follow.
 		const said = readErrorBody(errorBody);
-		const hint = namesHint(statusCode, errorBodyWords(errorBody.toString('utf8'), said.message, said.code), spoken.request);
+		const scanned = errorBodyWords(errorBody.toString('utf8'), said.message, said.code);
+		const hint = envelopeHint(statusCode, `${scanned} ${said.message ?? ''}`, spoken.envelope, REQUEST_NAMES_SETTING) ?? namesHint(statusCode, scanned, spoken.request);
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
 			// The words are decoded from the body: redacted here, whatever escapes the body used.
 			message: settings.redact(hint ?? words.message),
@@ -206,10 +210,21 @@ export async function serviceRequest<T = unknown>(
 }
 
 /** The call as the Service is to get it (Request Names, Import Upload), and what it carries for the words of a refusal. */
-function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCall; request: SentRequest } {
+function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCall; request: SentRequest; flat?: unknown; envelope: { typeConcept?: string; type?: string } } {
 	const { body, qs, sent } = spokenRequest(call.names, call.body, call.qs, { names: settings.requestNames, jsonFormat: settings.jsonFormat });
 	const spoken: ServiceCall = { ...call, body, qs: qs as IDataObject | undefined };
-	if (!call.upload) return { call: spoken, request: { scope: call.names, sent } };
+	// JSON:API: a body whose names lead into data.attributes, or whose JSON:API Type is set (envelopes.ts).
+	const typeConcept = CONCEPT_IDS.find((id) => REQUEST_CONCEPTS[id].scope === call.names && REQUEST_CONCEPTS[id].where === 'type');
+	const envelope: { typeConcept?: string; type?: string } = { typeConcept: typeConcept === undefined ? undefined : conceptLabel(typeConcept) };
+	if (typeConcept !== undefined && call.contentType === undefined && !call.upload) {
+		const enveloped = jsonApiBody(body, settings.requestNames.get(typeConcept), call.path);
+		if (enveloped.type !== undefined) {
+			Object.assign(spoken, { body: enveloped.body, contentType: JSON_API_TYPE });
+			envelope.type = enveloped.type;
+			return { call: spoken, request: { scope: call.names, sent }, flat: body, envelope };
+		}
+	}
+	if (!call.upload) return { call: spoken, request: { scope: call.names, sent }, envelope };
 	const upload = settings.importUpload;
 	if (upload.form === 'multipart') {
 		const form = multipartBody(upload.field, call.upload.fileName, call.upload.contentType, call.upload.bytes);
@@ -217,7 +232,7 @@ function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCal
 	} else {
 		Object.assign(spoken, { body: call.upload.bytes, contentType: call.upload.contentType });
 	}
-	return { call: spoken, request: { scope: call.names, sent, upload } };
+	return { call: spoken, request: { scope: call.names, sent, upload }, envelope };
 }
 
 async function send(
@@ -229,7 +244,7 @@ async function send(
 		method: call.method,
 		url: `${settings.baseUrl}${call.path}`,
 		qs: call.qs,
-		headers: { Accept: call.response === 'json' || !call.response ? 'application/json' : '*/*' },
+		headers: { Accept: call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*' },
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// Every body arrives as a stream, so its size and its pauses can be bounded here.
