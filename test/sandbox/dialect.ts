@@ -45,6 +45,8 @@ export interface Dialect {
 	answer(method: string, path: string, body: unknown): unknown;
 	/** The JSON types of event body values, and whether bodies carry more than the spec's five fields. */
 	eventValues: EventValues;
+	/** Plain JSON, or JSON:API (jsonApi.ts): bodies under data.attributes with the types of its `<scope>.type` names, resources, errors[]. */
+	envelope: 'none' | 'jsonapi';
 }
 
 export interface EventValues {
@@ -77,6 +79,7 @@ export const defaultDialect: Dialect = {
 	errorBody: (_status, code, message) => ({ error: { code, message } }),
 	answer: (_method, _path, body) => body,
 	eventValues: defaultEventValues,
+	envelope: 'none',
 };
 
 type Fields = Record<string, unknown>;
@@ -114,6 +117,7 @@ export const altDialect: Dialect = {
 	// Integer alert ids and more fields than the spec's five (numeric severities and Unix times are drawn by
 	// the dialect property only: the examples' chat messages, checked end to end, word severity as text).
 	eventValues: { alertId: 'integer', severity: 'text', occurredAt: 'iso', extraFields: 'extra' },
+	envelope: 'none',
 	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
 	request: {
 		names: {
