@@ -232,15 +232,16 @@ export function canonicalQuery(dialect: Dialect, url: URL): URL {
 
 /** Query values written in the default dialect's names (cursor, page_size, format=json), as this dialect names them. */
 export function spokenQuery<T>(dialect: Dialect, query: Record<string, T>): Record<string, T | string> {
-	const spoken: Record<string, T | string> = {};
+	const spoken: Array<[string, T | string]> = [];
 	for (const [name, value] of Object.entries(query)) {
-		if (name === 'cursor') spoken[dialect.cursorParameter] = value;
-		else if (name === 'page_size') spoken[dialect.pageSizeParameter] = value;
-		else if (name === 'format' && value === 'json') spoken[nameFor(dialect.request, 'export.json_format')] = dialect.jsonFormat;
-		else if (name === 'window') spoken[nameFor(dialect.request, 'export.window')] = value;
-		else spoken[name] = value;
+		if (name === 'cursor') spoken.push([dialect.cursorParameter, value]);
+		else if (name === 'page_size') spoken.push([dialect.pageSizeParameter, value]);
+		else if (name === 'format' && value === 'json') spoken.push([nameFor(dialect.request, 'export.json_format'), dialect.jsonFormat]);
+		else if (name === 'window') spoken.push([nameFor(dialect.request, 'export.window'), value]);
+		else spoken.push([name, value]);
 	}
-	return spoken;
+	// Own properties: a Service may well call a parameter `__proto__`.
+	return Object.fromEntries(spoken);
 }
 
 /** A path written with the default dialect's query names, as a client of this dialect sends it. */

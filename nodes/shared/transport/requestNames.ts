@@ -232,7 +232,7 @@ export function errorBodyWords(text: string, message: string | undefined, code: 
 			else if (isRecord(value)) {
 				for (const [key, inner] of Object.entries(value)) {
 					// A JSON pointer (`/data/attributes/url`) also as the dotted path a Request Name takes, and its last part.
-					if (typeof inner === 'string' && FIELD_KEYS.has(key.toLowerCase()) && inner.startsWith('/')) parts.push(`"${pointerPath(inner)}" "${pointerPath(inner).split('.').pop()}"`);
+					if (typeof inner === 'string' && FIELD_KEYS.has(key.toLowerCase()) && inner.startsWith('/')) parts.push(`"${pointerPath(inner).split('.').pop()}" "${pointerPath(inner)}"`);
 					else if (typeof inner === 'string' && FIELD_KEYS.has(key.toLowerCase())) parts.push(`"${inner}"`);
 					else if (Array.isArray(inner) && FIELD_KEYS.has(key.toLowerCase())) parts.push(...inner.filter((s): s is string => typeof s === 'string').map((s) => `"${s}"`));
 					else if (typeof inner === 'string' && /^(message|detail|title|description|error_description|reason)$/i.test(key) && inner !== message) parts.push(inner);

@@ -198,7 +198,8 @@ export async function serviceRequest<T = unknown>(
 		// A refusal naming a field or a media type: which setting maps it leads, the Service's words follow.
 		const said = readErrorBody(errorBody);
 		const scanned = errorBodyWords(errorBody.toString('utf8'), said.message, said.code);
-		const hint = envelopeHint(statusCode, `${scanned} ${said.message ?? ''}`, spoken.envelope, REQUEST_NAMES_SETTING) ?? namesHint(statusCode, scanned, spoken.request);
+		const hints = [envelopeHint(statusCode, `${scanned} ${said.message ?? ''}`, spoken.envelope, REQUEST_NAMES_SETTING), namesHint(statusCode, scanned, spoken.request)];
+		const hint = hints.filter((h) => h !== undefined).join(' ') || undefined;
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
 			// The words are decoded from the body: redacted here, whatever escapes the body used.
 			message: settings.redact(hint ?? words.message),
@@ -242,8 +243,8 @@ async function send(
 ): Promise<ServiceAnswer<unknown>> {
 	const request: IHttpRequestOptions = {
 		method: call.method,
-		url: `${settings.baseUrl}${call.path}`,
-		qs: call.qs,
+		// The query in the URL, not `qs`: the HTTP client's merges drop a parameter named `__proto__`.
+		url: `${settings.baseUrl}${call.path}${queryString(call.qs)}`,
 		headers: { Accept: call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*' },
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
@@ -265,6 +266,17 @@ async function send(
 		body: unknown;
 	};
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
+}
+
+/** `?a=1&b=2` of a query's own fields (undefined and null left out, a list as the name repeated), or ''. */
+function queryString(qs: IDataObject | undefined): string {
+	if (qs === undefined) return '';
+	const params = new URLSearchParams();
+	for (const [name, value] of Object.entries(qs)) {
+		for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined && one !== null) params.append(name, String(one));
+	}
+	const text = params.toString();
+	return text === '' ? '' : `?${text}`;
 }
 
 /** " to <host>" of a redirect's Location (never its path or query, which may carry secrets). */
