@@ -75,7 +75,11 @@ export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExe
 /** The row whole, by the Service's column names, with `ke`, `name` and `shared` beside its columns, never instead (addedFields.ts). */
 export function companyOf(ke: string, row: Row): IDataObject {
 	const nameColumn = columnNamed(Object.keys(row), PORTFOLIO_COLUMNS.name);
-	return withAdded(row, { ke, ...(nameColumn === undefined ? {} : { name: row[nameColumn] }), shared: true }) as IDataObject;
+	const added: IDataObject = { ke, ...(nameColumn === undefined ? {} : { name: row[nameColumn] }), shared: true };
+	const company = withAdded(row, added);
+	// `ke` and `name` lead, as before, where they hold the node's value.
+	const lead = ['ke', 'name'].filter((key) => Object.prototype.hasOwnProperty.call(company, key) && company[key] === added[key]);
+	return Object.fromEntries([...lead.map((key) => [key, company[key]]), ...Object.entries(company).filter(([key]) => !lead.includes(key))]) as IDataObject;
 }
 
 const KEPT = 'The alert is not lost: the Service was told it was received, and this failed execution keeps the event, so retry it in n8n (Executions, Retry) once the portfolio can be read.';
