@@ -52,9 +52,10 @@ export function answerLiterally(res: ServerResponse): void {
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
 	const wording = answerWording.get(res);
-	const said = wording && status < 400 ? wording.dialect.answer(wording.method, wording.path, value) : value;
-	const worded = wording && status < 400 && wording.dialect.envelope === 'jsonapi' ? jsonApiAnswer(wording.dialect, wording.method, wording.path, said) : said;
-	const shaped = wording && status < 400 ? shapeAnswer(wording.dialect.answers, wording.method, wording.path, worded) : { json: worded };
+	const worded = wording && status < 400 ? wording.dialect.answer(wording.method, wording.path, value) : value;
+	const answer = wording && status < 400 ? shapeAnswer(wording.dialect.answers, wording.method, wording.path, worded) : { json: worded };
+	// JSON:API: the document outermost, whatever wrappers the dialect's answer has inside it.
+	const shaped = wording && status < 400 && wording.dialect.envelope === 'jsonapi' && 'json' in answer ? { json: jsonApiAnswer(wording.dialect, wording.method, wording.path, answer.json) } : answer;
 	const jsonType = wording?.dialect.envelope === 'jsonapi' ? JSON_API : 'application/json; charset=utf-8';
 	const [body, type] = 'csv' in shaped ? [Buffer.from(shaped.csv, 'utf8'), 'text/csv; charset=utf-8'] : [Buffer.from(JSON.stringify(shaped.json), 'utf8'), jsonType];
 	const sent = wording ? compressedFor(res, wording.dialect, body) : undefined;
