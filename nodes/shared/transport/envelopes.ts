@@ -12,6 +12,18 @@ export const JSON_API_TYPE = 'application/vnd.api+json';
 /** Thrown when a body cannot be put together under the names asked for (two values at one place). */
 export class EnvelopeError extends Error {}
 
+/** Where two of [path, value] pairs would meet (the same path, or one inside the other's value), as a dotted path. */
+export function clashIn(entries: ReadonlyArray<readonly [readonly string[], unknown]>): string | undefined {
+	const seen = new Set<string>();
+	for (const [path] of entries) {
+		const whole = path.join('\u0000');
+		for (let i = 1; i < path.length; i++) if (seen.has(path.slice(0, i).join('\u0000'))) return path.slice(0, i).join('.');
+		if ([...seen].some((other) => other === whole || other.startsWith(`${whole}\u0000`))) return path.join('.');
+		seen.add(whole);
+	}
+	return undefined;
+}
+
 /**
  * An object built from [path, value] pairs (`data.attributes.url` → {data: {attributes: {url}}}),
  * every name an own property (`__proto__`, `constructor` are names like any other), in order.

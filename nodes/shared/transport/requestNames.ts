@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { isRecord } from '../answerShape';
-import { EnvelopeError, namePath, placed } from './envelopes';
+import { clashIn, namePath, placed } from './envelopes';
 
 /** The requests whose names are settable: the call's `names`. */
 export type RequestScope = 'invitation' | 'webhook' | 'policyRun' | 'sso' | 'export';
@@ -162,12 +162,9 @@ export function spokenRequest(scope: RequestScope | undefined, body: unknown, qs
 			if (concept !== undefined && !sent.some((s) => s.concept === concept)) sent.push({ concept, name });
 			out.push([where, rename(inner, concept === undefined ? [...path, key] : REQUEST_CONCEPTS[concept].path)]);
 		}
-		try {
-			return placed(out);
-		} catch (error) {
-			if (error instanceof EnvelopeError) throw new RequestNamesError(`${error.message}: change that row of ${REQUEST_NAMES_SETTING}.`);
-			throw error;
-		}
+		const clash = clashIn(out);
+		if (clash !== undefined) throw new RequestNamesError(`The request would carry two values at "${clash}": change that row of ${REQUEST_NAMES_SETTING}.`);
+		return placed(out);
 	};
 	let spokenQs = qs;
 	if (qs !== undefined) {
