@@ -131,7 +131,8 @@ export function errorsWords(body: unknown): { code?: string; message?: string } 
  * the type expected), the words that say which Request Names row to set; undefined otherwise.
  */
 export function envelopeHint(status: number, words: string, sent: { typeConcept?: string; type?: string }, setting: string): string | undefined {
-	if (sent.typeConcept === undefined || status < 400 || status >= 500) return undefined;
+	// The statuses a refused body gets (400, 406, 409, 415, 422), never a token or share problem.
+	if (sent.typeConcept === undefined || ![400, 406, 409, 415, 422].includes(status)) return undefined;
 	const lower = words.toLowerCase();
 	if (sent.type === undefined) {
 		if (lower.includes('vnd.api+json') || lower.includes('json:api') || lower.includes('"/data') || lower.includes('"data.')) {
