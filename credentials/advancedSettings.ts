@@ -4,7 +4,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { CONCEPT_IDS, conceptLabel, documentedName } from '../nodes/shared/transport/requestNames';
+import { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS } from '../nodes/shared/transport/requestNames';
 
 /** The Advanced Settings switch and, behind it, every setting the Service specification leaves open. */
 export const advancedSettingsFields: INodeProperties[] = [
@@ -123,7 +123,11 @@ export const advancedSettingsFields: INodeProperties[] = [
 						displayName: 'Sent For',
 						name: 'concept',
 						type: 'options',
-						options: CONCEPT_IDS.map((id) => ({ name: conceptLabel(id), value: id, description: `Documented name: ${documentedName(id)}` })),
+						options: CONCEPT_IDS.map((id) => ({
+							name: conceptLabel(id),
+							value: id,
+							description: REQUEST_CONCEPTS[id].where === 'type' ? 'Set: the body goes as JSON:API, its fields under data.attributes, with this data.type' : `Documented name: ${documentedName(id)}`,
+						})),
 						default: 'invitation.company_name',
 						description: 'What the field or parameter carries',
 					},
@@ -133,7 +137,7 @@ export const advancedSettingsFields: INodeProperties[] = [
 						type: 'string',
 						default: '',
 						placeholder: 'companyName',
-						description: 'The name exactly as the Service spells it',
+						description: 'The name exactly as the Service spells it; a path with dots (data.attributes.url) nests it',
 					},
 				],
 			},

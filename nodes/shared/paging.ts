@@ -63,10 +63,11 @@ export class PageCapError extends Error {
 
 /** The query of one page request. */
 export function pageQuery(options: PagingOptions, cursor: string | undefined): Record<string, string | number> {
-	const qs: Record<string, string | number> = { ...options.query };
-	if (options.pageSize) qs[options.pageSize.parameter] = options.pageSize.size;
-	if (cursor !== undefined) qs[options.cursorParameter] = cursor;
-	return qs;
+	// Own properties: a parameter named `__proto__` is sent like any name.
+	const entries: Array<[string, string | number]> = Object.entries(options.query ?? {});
+	if (options.pageSize) entries.push([options.pageSize.parameter, options.pageSize.size]);
+	if (cursor !== undefined) entries.push([options.cursorParameter, cursor]);
+	return Object.fromEntries(entries);
 }
 
 export interface CursorPagesOptions<T> {

@@ -60,10 +60,10 @@ const NAME_CHOICES: Partial<Record<RequestConcept, readonly string[]>> = {
 	'invitation.company_name': ['companyName', 'name', 'company'],
 	'invitation.registration_number': ['registrationNumber', 'company_number', 'regNo'],
 	'invitation.work_email': ['workEmail', 'email', 'contact_email'],
-	'invitation.reader_reference': ['readerReference', 'reference', 'external_id'],
-	'webhook.url': ['target', 'target_url', 'endpoint'],
+	'invitation.reader_reference': ['readerReference', 'reference', 'external_id', '__proto__'],
+	'webhook.url': ['target', 'target_url', 'endpoint', 'constructor'],
 	'policyRun.ke': ['company', 'company_ke'],
-	'export.window': ['within_days', 'days', 'lookahead'],
+	'export.window': ['within_days', 'days', 'lookahead', '__proto__', 'constructor'],
 	'export.json_format': ['output', 'response_format'],
 };
 
@@ -108,6 +108,16 @@ export const signIn: fc.Arbitrary<SandboxSignIn> = fc.constantFrom<SandboxSignIn
 	{ form: 'scheme', scheme: 'Token', challenge: 'Token realm="service"', words: 'Unauthorized.' },
 	{ form: 'scheme', scheme: 'ApiKey', challenge: 'ApiKey', words: 'No key.' },
 );
+/** Plain JSON, or JSON:API with the types it expects (the routes' last segments, or its own words). */
+const jsonApi: fc.Arbitrary<Partial<Record<RequestConcept, string>> | undefined> = fc.option(
+	fc.record({
+		'invitation.type': fc.constantFrom('invitations', 'invitation'),
+		'webhook.type': fc.constantFrom('webhooks', 'webhook-endpoints'),
+		'policyRun.type': fc.constantFrom('policy-runs', 'policy_run'),
+		'sso.type': fc.constantFrom('sso', 'sso-configurations'),
+	}),
+	{ nil: undefined, freq: 2 },
+);
 
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
@@ -124,12 +134,15 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		jobs: jobAnswers,
 		signIn,
 		notSharedStatus: fc.constantFrom<Dialect['notSharedStatus']>(404, 410),
+		envelope: jsonApi,
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize, jobs, signIn, notSharedStatus }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize, jobs, signIn, notSharedStatus, envelope }) => ({
 		...base,
 		csv,
 		answers,
-		request,
+		// JSON:API: the types it expects are Request Names rows, as its users set them.
+		request: envelope === undefined ? request : { ...request, names: { ...request.names, ...envelope } },
+		envelope: envelope === undefined ? ('none' as const) : ('jsonapi' as const),
 		csvColumns: (columns: readonly string[]) => (reversedColumns ? [...columns].reverse() : columns),
 		timestampUnit,
 		signatureSeparator,

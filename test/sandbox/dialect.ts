@@ -57,6 +57,8 @@ export interface Dialect {
 	listPageSize: number;
 	/** Work done later: the import as a job (202), a policy run's statement listed later (jobs.ts). */
 	jobs: JobAnswers;
+	/** Plain JSON, or JSON:API (jsonApi.ts): bodies under data.attributes with the types of its `<scope>.type` names, resources, errors[]. */
+	envelope: 'none' | 'jsonapi';
 }
 
 /** A file served by its route, or by a redirect (`status`) to a pre-signed URL that redirects `hops` more times inside the store. */
@@ -105,6 +107,7 @@ export const defaultDialect: Dialect = {
 	downloads: { via: 'direct' },
 	listPageSize: 0,
 	jobs: immediateJobs,
+	envelope: 'none',
 };
 
 type Fields = Record<string, unknown>;
@@ -148,6 +151,7 @@ export const altDialect: Dialect = {
 	// The catalogue and the endpoint listing in pages of 5.
 	listPageSize: 5,
 	jobs: immediateJobs,
+	envelope: 'none',
 	// camelCase fields, its own words for the target, the company and the window, the import as a form; unknown names ignored.
 	request: {
 		names: {
@@ -267,15 +271,16 @@ export function canonicalQuery(dialect: Dialect, url: URL): URL {
 
 /** Query values written in the default dialect's names (cursor, page_size, format=json), as this dialect names them. */
 export function spokenQuery<T>(dialect: Dialect, query: Record<string, T>): Record<string, T | string> {
-	const spoken: Record<string, T | string> = {};
+	const spoken: Array<[string, T | string]> = [];
 	for (const [name, value] of Object.entries(query)) {
-		if (name === 'cursor') spoken[dialect.cursorParameter] = value;
-		else if (name === 'page_size') spoken[dialect.pageSizeParameter] = value;
-		else if (name === 'format' && value === 'json') spoken[nameFor(dialect.request, 'export.json_format')] = dialect.jsonFormat;
-		else if (name === 'window') spoken[nameFor(dialect.request, 'export.window')] = value;
-		else spoken[name] = value;
+		if (name === 'cursor') spoken.push([dialect.cursorParameter, value]);
+		else if (name === 'page_size') spoken.push([dialect.pageSizeParameter, value]);
+		else if (name === 'format' && value === 'json') spoken.push([nameFor(dialect.request, 'export.json_format'), dialect.jsonFormat]);
+		else if (name === 'window') spoken.push([nameFor(dialect.request, 'export.window'), value]);
+		else spoken.push([name, value]);
 	}
-	return spoken;
+	// Own properties: a Service may well call a parameter `__proto__`.
+	return Object.fromEntries(spoken);
 }
 
 /** A path written with the default dialect's query names, as a client of this dialect sends it. */

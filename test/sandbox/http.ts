@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { defaultDialect, type Dialect } from './dialect';
 import { shapeAnswer } from './answerShapes';
+import { JSON_API, jsonApiAnswer, jsonApiError } from './jsonApi';
 
 /** An error answered as `{"error": {"code", "message"}}` with the given status. */
 export class HttpError extends Error {
@@ -52,9 +53,11 @@ export function answerLiterally(res: ServerResponse): void {
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
 	const wording = answerWording.get(res);
 	const worded = wording && status < 400 ? wording.dialect.answer(wording.method, wording.path, value) : value;
-	const shaped = wording && status < 400 ? shapeAnswer(wording.dialect.answers, wording.method, wording.path, worded) : { json: worded };
-	const [body, type] =
-		'csv' in shaped ? [Buffer.from(shaped.csv, 'utf8'), 'text/csv; charset=utf-8'] : [Buffer.from(JSON.stringify(shaped.json), 'utf8'), 'application/json; charset=utf-8'];
+	const answer = wording && status < 400 ? shapeAnswer(wording.dialect.answers, wording.method, wording.path, worded) : { json: worded };
+	// JSON:API: the document outermost, whatever wrappers the dialect's answer has inside it.
+	const shaped = wording && status < 400 && wording.dialect.envelope === 'jsonapi' && 'json' in answer ? { json: jsonApiAnswer(wording.dialect, wording.method, wording.path, answer.json) } : answer;
+	const jsonType = wording?.dialect.envelope === 'jsonapi' ? JSON_API : 'application/json; charset=utf-8';
+	const [body, type] = 'csv' in shaped ? [Buffer.from(shaped.csv, 'utf8'), 'text/csv; charset=utf-8'] : [Buffer.from(JSON.stringify(shaped.json), 'utf8'), jsonType];
 	const sent = wording ? compressedFor(res, wording.dialect, body) : undefined;
 	res.writeHead(status, { 'Content-Type': type, 'Content-Length': (sent ?? body).length, ...(sent ? { 'Content-Encoding': 'gzip' } : {}), ...headers });
 	res.end(sent ?? body);
@@ -69,6 +72,13 @@ export function compressedFor(res: ServerResponse, dialect: Dialect, body: Buffe
 
 export function sendError(res: ServerResponse, error: HttpError): void {
 	const dialect = answerWording.get(res)?.dialect ?? defaultDialect;
+	if (answerWording.has(res) && dialect.envelope === 'jsonapi') {
+		const { code, message } = dialect.errorWords(error.code, error.message);
+		const body = Buffer.from(JSON.stringify(jsonApiError(error.status, code, message, (error as { source?: Record<string, unknown> }).source)), 'utf8');
+		res.writeHead(error.status, { 'Content-Type': JSON_API, 'Content-Length': body.length, ...error.headers });
+		res.end(body);
+		return;
+	}
 	if (answerWording.has(res) && dialect.answers.errorsAs === 'problem') {
 		// RFC 9457: the dialect's code as the type's last segment and as an extension member.
 		const { code, message } = dialect.errorWords(error.code, error.message);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 
 import { addLater, triggerAdded, withAdded, withTriggerFields } from '../../nodes/shared/addedFields';
 import { runs } from '../property/fc';
+import { companyOf } from '../../nodes/ServiceTrigger/companyDetails/companyDetails';
 
 /**
  * Fields the nodes add never replace a field the Service sent (docs/service-choices.md, "Fields the
@@ -47,6 +48,21 @@ describe('withAdded', () => {
 				expect(triggerAdded(item, 'ke')).toEqual(ke);
 				expect(triggerAdded(item, 'company')).toEqual(company);
 				expect(triggerAdded(item, 'alert_id_bytes')).toBe(bytes);
+			}),
+			runs(500),
+		);
+	});
+});
+
+describe('Add Company Details: the portfolio row of a company', () => {
+	test('every column kept as the Service wrote it, also one named ke, name or shared; the node\'s ke, name and shared beside them or under _reader', () => {
+		const columns = fc.dictionary(fc.constantFrom('ke', 'company_ke', 'name', 'company_name', 'shared', 'tier', '_reader', '__reader'), fc.string({ maxLength: 8 }), { minKeys: 1, maxKeys: 8 });
+		fc.assert(
+			fc.property(columns, fc.string({ minLength: 1, maxLength: 8 }), (row, ke) => {
+				const company = companyOf(ke, row);
+				for (const [column, value] of Object.entries(row)) expect(company[column]).toBe(value);
+				expect(nodeValue(company, row, 'ke')).toBe(ke);
+				expect(nodeValue(company, row, 'shared')).toBe(true);
 			}),
 			runs(500),
 		);

@@ -24,6 +24,13 @@ describe('answer bodies', () => {
 		expect(jsonLines('{"a":1}\nnot json\n')).toBeUndefined();
 	});
 
+	it('reads application/vnd.api+json (JSON:API) as JSON, and malformed JSON:API as a fault on the Service\'s side', async () => {
+		const doc = { data: { type: 'webhooks', id: 'w1', attributes: { url: 'u' } } };
+		expect(await readAnswerBody(Buffer.from(JSON.stringify(doc)), 'json', settings, 'application/vnd.api+json', deadline)).toEqual({ body: doc });
+		const broken = await readAnswerBody(Buffer.from('{"data": {'), 'json', settings, 'application/vnd.api+json', deadline);
+		expect(broken).toEqual({ problem: expect.objectContaining({ message: 'The Service answered with malformed JSON' }) });
+	});
+
 	it('takes a token out of JSON lines too', async () => {
 		expect(await readAnswerBody(Buffer.from('{"t":"token-never-shown"}\n{"t":"x"}\n'), 'json', settings, 'application/x-ndjson', deadline)).toEqual({
 			body: [{ t: '***' }, { t: 'x' }],

@@ -13,7 +13,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { addLater } from '../../shared/addedFields';
+import { addLater, withAdded } from '../../shared/addedFields';
 import { isRecord } from '../../shared/answerShape';
 import { columnNamed, PORTFOLIO_COLUMNS } from '../../shared/csv';
 import { KeColumnError } from '../../shared/keColumn';
@@ -72,10 +72,14 @@ export async function addCompanyDetails(this: IExecuteFunctions, items: INodeExe
 	});
 }
 
-/** The row whole, by the Service's column names, plus `ke`, `name` and `shared`. */
-function companyOf(ke: string, row: Row): IDataObject {
+/** The row whole, by the Service's column names, with `ke`, `name` and `shared` beside its columns, never instead (addedFields.ts). */
+export function companyOf(ke: string, row: Row): IDataObject {
 	const nameColumn = columnNamed(Object.keys(row), PORTFOLIO_COLUMNS.name);
-	return { ke, ...(nameColumn === undefined ? {} : { name: row[nameColumn] }), ...row, shared: true };
+	const added: IDataObject = { ke, ...(nameColumn === undefined ? {} : { name: row[nameColumn] }), shared: true };
+	const company = withAdded(row, added);
+	// `ke` and `name` lead, as before, where they hold the node's value.
+	const lead = ['ke', 'name'].filter((key) => Object.prototype.hasOwnProperty.call(company, key) && company[key] === added[key]);
+	return Object.fromEntries([...lead.map((key) => [key, company[key]]), ...Object.entries(company).filter(([key]) => !lead.includes(key))]) as IDataObject;
 }
 
 const KEPT = 'The alert is not lost: the Service was told it was received, and this failed execution keeps the event, so retry it in n8n (Executions, Retry) once the portfolio can be read.';

@@ -5,6 +5,7 @@
 import { findId, isRecord } from '../answerShape';
 import type { SignIn } from './signIn';
 import { BEARER, SIGN_IN_SETTING, sameSignIn, schemeNeedsMore, signInSettingWords, signInShown, wantedSignIn } from './signIn';
+import { errorsWords } from './envelopes';
 
 export interface ServiceErrorWords {
 	message: string;
@@ -28,6 +29,12 @@ export function readErrorBody(body: unknown): { code?: string; message?: string 
 		}
 	}
 	if (!isRecord(value)) return {};
+	// JSON:API and the like: every error's title, detail and source, not the first one's message only.
+	if (!isRecord(value.error)) {
+		const listed = errorsWords(value);
+		const top = findId(value, ['message', 'detail', 'title']);
+		if (listed?.message !== undefined) return { code: findId(value, ['code']) ?? listed.code, message: top && !listed.message.includes(top) ? `${top}: ${listed.message}` : listed.message };
+	}
 	const nested = isRecord(value.error) ? value.error : Array.isArray(value.errors) && isRecord(value.errors[0]) ? value.errors[0] : undefined;
 	const inner = nested ?? value;
 	const code = findId(inner, ['code', 'error_code', 'errorCode']) ?? (typeof value.error === 'string' ? value.error : undefined);

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { isRecord } from '../answerShape';
+import { clashIn, namePath, placed } from './envelopes';
 
 /** The requests whose names are settable: the call's `names`. */
 export type RequestScope = 'invitation' | 'webhook' | 'policyRun' | 'sso' | 'export';
@@ -15,7 +16,8 @@ interface Concept {
 	scope: RequestScope;
 	/** Where the documented name sits: a body path of names (an array's entries share their parent's path), or the query. */
 	path: readonly string[];
-	where: 'body' | 'query';
+	/** `type`: not a name but the JSON:API `data.type` of the request's body (envelopes.ts); set, it sends the body as JSON:API. */
+	where: 'body' | 'query' | 'type';
 	label: string;
 }
 
@@ -34,6 +36,10 @@ export const REQUEST_CONCEPTS = {
 	'sso.group_role_mapping.role': { scope: 'sso', path: ['group_role_mapping', 'role'], where: 'body', label: 'SSO > Mapping Role' },
 	'export.window': { scope: 'export', path: ['window'], where: 'query', label: 'Expiries > Window Parameter' },
 	'export.json_format': { scope: 'export', path: ['format'], where: 'query', label: 'Exports > JSON Format Parameter' },
+	'invitation.type': { scope: 'invitation', path: ['data', 'type'], where: 'type', label: 'Invitation > JSON:API Type' },
+	'webhook.type': { scope: 'webhook', path: ['data', 'type'], where: 'type', label: 'Webhook Endpoint > JSON:API Type' },
+	'policyRun.type': { scope: 'policyRun', path: ['data', 'type'], where: 'type', label: 'Policy Run > JSON:API Type' },
+	'sso.type': { scope: 'sso', path: ['data', 'type'], where: 'type', label: 'SSO > JSON:API Type' },
 } as const satisfies Record<string, Concept>;
 
 export type RequestConcept = keyof typeof REQUEST_CONCEPTS;
@@ -138,28 +144,32 @@ export function spokenRequest(scope: RequestScope | undefined, body: unknown, qs
 		if (Array.isArray(value)) return value.map((entry) => rename(entry, path));
 		if (!isRecord(value)) return value;
 		const level = concepts.filter((id) => REQUEST_CONCEPTS[id].where === 'body' && REQUEST_CONCEPTS[id].path.length === path.length + 1 && path.every((part, i) => REQUEST_CONCEPTS[id].path[i] === part));
-		const out = new Map<string, unknown>();
-		const renamedFrom = new Map<string, RequestConcept>();
+		// Every name an own property, a name with dots a path (`data.attributes.url`): envelopes.ts `placed`.
+		const out: Array<readonly [readonly string[], unknown]> = [];
+		const taken = new Map<string, RequestConcept | undefined>();
 		for (const [key, inner] of Object.entries(value)) {
 			const concept = level.find((id) => documentedName(id) === key);
 			const name = concept === undefined ? key : nameOf(concept);
-			if (out.has(name)) {
-				const which = renamedFrom.get(name) ?? concept;
+			const where = concept === undefined ? [key] : namePath(name);
+			const clash = [...taken.keys()].find((other) => other === where.join('.') || other.startsWith(`${where.join('.')}.`) || where.join('.').startsWith(`${other}.`));
+			if (clash !== undefined) {
+				const which = taken.get(clash) ?? concept;
 				throw new RequestNamesError(
 					`The request would carry two fields named "${name}"${which ? ` (${conceptLabel(which)} is sent under that name)` : ''}: change that row of ${REQUEST_NAMES_SETTING}, or the other field's name.`,
 				);
 			}
-			if (concept !== undefined) {
-				renamedFrom.set(name, concept);
-				if (!sent.some((s) => s.concept === concept)) sent.push({ concept, name });
-			}
-			out.set(name, rename(inner, concept === undefined ? [...path, key] : REQUEST_CONCEPTS[concept].path));
+			taken.set(where.join('.'), concept);
+			if (concept !== undefined && !sent.some((s) => s.concept === concept)) sent.push({ concept, name });
+			out.push([where, rename(inner, concept === undefined ? [...path, key] : REQUEST_CONCEPTS[concept].path)]);
 		}
-		return Object.fromEntries(out);
+		const clash = clashIn(out);
+		if (clash !== undefined) throw new RequestNamesError(`The request would carry two values at "${clash}": change that row of ${REQUEST_NAMES_SETTING}.`);
+		return placed(out);
 	};
 	let spokenQs = qs;
 	if (qs !== undefined) {
-		spokenQs = {};
+		// Own properties only: a parameter named `__proto__` is a name like any other, never the prototype.
+		const entries: Array<[string, unknown]> = [];
 		for (const [key, value] of Object.entries(qs)) {
 			let concept: RequestConcept | undefined;
 			let spokenValue = value;
@@ -171,8 +181,9 @@ export function spokenRequest(scope: RequestScope | undefined, body: unknown, qs
 			}
 			const name = concept === undefined ? key : nameOf(concept);
 			if (concept !== undefined) sent.push({ concept, name });
-			spokenQs[name] = spokenValue;
+			entries.push([name, spokenValue]);
 		}
+		spokenQs = Object.fromEntries(entries);
 	}
 	return { body: rename(body, []), qs: spokenQs, sent };
 }
@@ -217,7 +228,9 @@ export function errorBodyWords(text: string, message: string | undefined, code: 
 			if (Array.isArray(value)) next.push(...value);
 			else if (isRecord(value)) {
 				for (const [key, inner] of Object.entries(value)) {
-					if (typeof inner === 'string' && FIELD_KEYS.has(key.toLowerCase())) parts.push(`"${inner}"`);
+					// A JSON pointer (`/data/attributes/url`) also as the dotted path a Request Name takes, and its last part.
+					if (typeof inner === 'string' && FIELD_KEYS.has(key.toLowerCase()) && inner.startsWith('/')) parts.push(`"${pointerPath(inner).split('.').pop()}" "${pointerPath(inner)}"`);
+					else if (typeof inner === 'string' && FIELD_KEYS.has(key.toLowerCase())) parts.push(`"${inner}"`);
 					else if (Array.isArray(inner) && FIELD_KEYS.has(key.toLowerCase())) parts.push(...inner.filter((s): s is string => typeof s === 'string').map((s) => `"${s}"`));
 					else if (typeof inner === 'string' && /^(message|detail|title|description|error_description|reason)$/i.test(key) && inner !== message) parts.push(inner);
 					else if (typeof inner === 'object' && inner !== null) next.push(inner);
@@ -228,6 +241,11 @@ export function errorBodyWords(text: string, message: string | undefined, code: 
 	}
 	const words = parts.join(' ').slice(0, MAX_SCANNED);
 	return code ? words.split(code).join(' ') : words;
+}
+
+/** A JSON pointer as a dotted path (`/data/attributes/url` → `data.attributes.url`), `~1` and `~0` decoded. */
+function pointerPath(pointer: string): string {
+	return pointer.split('/').filter((part) => part !== '').map((part) => part.split('~1').join('/').split('~0').join('~')).join('.');
 }
 
 /** Quoted segments and identifier-like words (snake_case, camelCase, kebab-case) of `words`, and media types. */
@@ -286,7 +304,7 @@ export function namesHint(status: number, words: string, request: SentRequest): 
 	}
 	if (request.scope !== undefined) {
 		const scope = request.scope;
-		const concepts = CONCEPT_IDS.filter((id) => REQUEST_CONCEPTS[id].scope === scope);
+		const concepts = CONCEPT_IDS.filter((id) => REQUEST_CONCEPTS[id].scope === scope && REQUEST_CONCEPTS[id].where !== 'type');
 		const sentNames = new Set(request.sent.map((s) => s.name));
 		// A name the node sent counts as named even as a plain word ("format must be csv").
 		const mentioned = (name: string) => quoted.has(name) || plain.has(name);
@@ -294,7 +312,9 @@ export function namesHint(status: number, words: string, request: SentRequest): 
 		const pairs: Array<{ concept: RequestConcept; name: string }> = [];
 		const paired = new Set<string>();
 		for (const name of unsent) {
-			const concept = concepts.find((id) => normalised(documentedName(id)) === normalised(name) || normalised(request.sent.find((s) => s.concept === id)?.name ?? '') === normalised(name));
+			// A path (`data.attributes.url`) reads as its last part.
+			const last = normalised(name.split('.').pop() ?? name);
+			const concept = concepts.find((id) => [documentedName(id), request.sent.find((s) => s.concept === id)?.name ?? ''].some((known) => normalised(known) === normalised(name) || normalised(known.split('.').pop() ?? '') === last));
 			if (concept !== undefined && !pairs.some((p) => p.concept === concept)) {
 				pairs.push({ concept, name });
 				paired.add(name);
@@ -336,6 +356,12 @@ export function namesHint(status: number, words: string, request: SentRequest): 
 			const list = unexplained.map((s) => `\`${s.name}\` (${conceptLabel(s.concept)})`).join(', ');
 			hints.push(
 				`The Service answered ${status} naming ${list}, which the node sent, and ${others.map((n) => `\`${n}\``).join(', ')}, which it did not: if the Service calls ${unexplained.length > 1 ? 'them' : 'it'} otherwise, map ${unexplained.length > 1 ? 'each' : 'it'} in ${REQUEST_NAMES_SETTING}.`,
+			);
+		} else if (unexplained.length > 0 && pairs.length === 0) {
+			// Only names the node sent (a 400 naming `window`): the name or its value; the setting that maps it either way.
+			const list = unexplained.map((s) => `\`${s.name}\` (${conceptLabel(s.concept)})`).join(', ');
+			hints.push(
+				`The Service answered ${status} naming ${list}, which the node sent: if the Service reads ${unexplained.length > 1 ? 'them' : 'it'} under another name, map ${unexplained.length > 1 ? 'each' : 'it'} in ${REQUEST_NAMES_SETTING}; otherwise check the value sent.`,
 			);
 		}
 	}

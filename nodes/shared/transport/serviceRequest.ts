@@ -14,10 +14,11 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
 import { discardBody } from './body';
+import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './envelopes';
 import { describeServiceError, readErrorBody } from './errors';
 import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from './jobs';
 import type { RequestScope, SentRequest } from './requestNames';
-import { conceptLabel, errorBodyWords, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
+import { conceptLabel, CONCEPT_IDS, errorBodyWords, REQUEST_CONCEPTS, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
 import { followDownload, isFollowedRedirect } from './redirects';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
@@ -105,7 +106,7 @@ export async function serviceRequest<T = unknown>(
 		});
 
 	// The request in the Service's names, worked out once: every attempt sends the same.
-	let spoken: { call: ServiceCall; request: SentRequest };
+	let spoken: { call: ServiceCall; request: SentRequest; flat?: unknown; envelope: { typeConcept?: string; type?: string } };
 	try {
 		spoken = speak(call, settings);
 	} catch (error) {
@@ -172,7 +173,9 @@ export async function serviceRequest<T = unknown>(
 			// A 202 names a job: followed with GETs to its result (jobs.ts); the request is not sent again.
 			const final = statusCode === 202 ? await acceptedAnswer.call(this, settings, call, { ...answer, body: read.body }, fail) : { ...answer, body: read.body };
 			// A Service that ignores a field it does not know answers it empty: said, never passed for success.
-			const ignored = ok ? unechoedConcepts(spoken.call.body, spoken.request.sent, final.body) : [];
+			// A JSON:API answer: its resource's id, type and attributes beside it (envelopes.ts).
+			if (ok && (call.response === undefined || call.response === 'json')) final.body = readableEnvelope(final.body);
+			const ignored = ok ? unechoedConcepts(spoken.flat ?? spoken.call.body, spoken.request.sent, final.body) : [];
 			if (ignored.length > 0) {
 				const list = ignored.map((s) => `${conceptLabel(s.concept)} (sent as \`${s.name}\`)`).join(', ');
 				throw fail(
@@ -213,7 +216,9 @@ export async function serviceRequest<T = unknown>(
 		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''), settings.signIn);
 		// A refusal naming a field or a media type: which setting maps it leads, the Service's words follow.
 		const said = readErrorBody(errorBody);
-		const hint = namesHint(statusCode, errorBodyWords(errorBody.toString('utf8'), said.message, said.code), spoken.request);
+		const scanned = errorBodyWords(errorBody.toString('utf8'), said.message, said.code);
+		const hints = [envelopeHint(statusCode, `${scanned} ${said.message ?? ''}`, spoken.envelope, REQUEST_NAMES_SETTING), namesHint(statusCode, scanned, spoken.request)];
+		const hint = hints.filter((h) => h !== undefined).join(' ') || undefined;
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
 			// The words are decoded from the body: redacted here, whatever escapes the body used.
 			message: settings.redact(hint ?? words.message),
@@ -225,10 +230,21 @@ export async function serviceRequest<T = unknown>(
 }
 
 /** The call as the Service is to get it (Request Names, Import Upload), and what it carries for the words of a refusal. */
-function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCall; request: SentRequest } {
+function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCall; request: SentRequest; flat?: unknown; envelope: { typeConcept?: string; type?: string } } {
 	const { body, qs, sent } = spokenRequest(call.names, call.body, call.qs, { names: settings.requestNames, jsonFormat: settings.jsonFormat });
 	const spoken: ServiceCall = { ...call, body, qs: qs as IDataObject | undefined };
-	if (!call.upload) return { call: spoken, request: { scope: call.names, sent } };
+	// JSON:API: a body whose names lead into data.attributes, or whose JSON:API Type is set (envelopes.ts).
+	const typeConcept = CONCEPT_IDS.find((id) => REQUEST_CONCEPTS[id].scope === call.names && REQUEST_CONCEPTS[id].where === 'type');
+	const envelope: { typeConcept?: string; type?: string } = { typeConcept: typeConcept === undefined ? undefined : conceptLabel(typeConcept) };
+	if (typeConcept !== undefined && call.contentType === undefined && !call.upload) {
+		const enveloped = jsonApiBody(body, settings.requestNames.get(typeConcept), call.path);
+		if (enveloped.type !== undefined) {
+			Object.assign(spoken, { body: enveloped.body, contentType: JSON_API_TYPE });
+			envelope.type = enveloped.type;
+			return { call: spoken, request: { scope: call.names, sent }, flat: body, envelope };
+		}
+	}
+	if (!call.upload) return { call: spoken, request: { scope: call.names, sent }, envelope };
 	const upload = settings.importUpload;
 	if (upload.form === 'multipart') {
 		const form = multipartBody(upload.field, call.upload.fileName, call.upload.contentType, call.upload.bytes);
@@ -236,7 +252,7 @@ function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCal
 	} else {
 		Object.assign(spoken, { body: call.upload.bytes, contentType: call.upload.contentType });
 	}
-	return { call: spoken, request: { scope: call.names, sent, upload } };
+	return { call: spoken, request: { scope: call.names, sent, upload }, envelope };
 }
 
 /**
@@ -300,9 +316,9 @@ async function send(
 ): Promise<ServiceAnswer<unknown>> {
 	const request: IHttpRequestOptions = {
 		method: call.method,
-		url,
-		qs: call.qs,
-		headers: { Accept: call.response === 'json' || !call.response ? 'application/json' : '*/*' },
+		// The query in the URL, not `qs`: the HTTP client's merges drop a parameter named `__proto__`.
+		url: `${url}${queryString(call.qs)}`,
+		headers: { Accept: call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*' },
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// Every body arrives as a stream, so its size and its pauses can be bounded here.
@@ -323,6 +339,17 @@ async function send(
 		body: unknown;
 	};
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
+}
+
+/** `?a=1&b=2` of a query's own fields (undefined and null left out, a list as the name repeated), or ''. */
+function queryString(qs: IDataObject | undefined): string {
+	if (qs === undefined) return '';
+	const params = new URLSearchParams();
+	for (const [name, value] of Object.entries(qs)) {
+		for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined && one !== null) params.append(name, String(one));
+	}
+	const text = params.toString();
+	return text === '' ? '' : `?${text}`;
 }
 
 /** " to <host>" of a redirect's Location (never its path or query, which may carry secrets). */

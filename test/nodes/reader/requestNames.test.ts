@@ -148,6 +148,37 @@ describe('Request Names', () => {
 		expect((await readBinary(file.output(READER)[0].binary?.data)).toString('utf8')).toContain('window_days');
 	});
 
+	test('Expiry > Get Many: a 400 naming only `window`, the parameter the node sent, names Request Names', async () => {
+		const sandbox = await serviceSpeaking({});
+		sandbox.control.failRoute({
+			path: '/v1/reader/exports/expiries',
+			mode: 'answer',
+			status: 400,
+			contentType: 'application/json',
+			body: JSON.stringify({ error: { code: 'invalid_request', message: 'Unknown query parameter: window' } }),
+		});
+		const refused = await reader(sandbox, getMany('expiry', { window: '30', returnAll: true }));
+		const error = refused.error(READER)!;
+		expect(error.message).toBe(
+			'The Service answered 400 naming `window` (Expiries > Window Parameter), which the node sent: if the Service reads it under another name, map it in Request Names under Advanced Settings in the Service API credential; otherwise check the value sent.',
+		);
+		expect(error.description).toContain('Unknown query parameter: window');
+	});
+
+	test('Service names `__proto__` and `constructor` are sent like any name: the window query parameter, a body field', async () => {
+		for (const name of ['__proto__', 'constructor']) {
+			const sandbox = await serviceSpeaking({ names: { 'export.window': name, 'webhook.url': name }, unknownNames: 'refuse' });
+			const within30 = await serviceJsonRows(sandbox, `/v1/reader/exports/expiries?format=json&${name}=30`);
+			const mapped = await reader(sandbox, getMany('expiry', { window: '30', returnAll: true, format: 'json' }), rows({ 'export.window': name, 'webhook.url': name }));
+			expect(mapped.error(READER)).toBeUndefined();
+			expect(mapped.output(READER).map((item) => item.json)).toEqual(within30);
+			expect(sandbox.control.requests({ path: '/v1/reader/exports/expiries' }).at(-1)!.query).toEqual({ format: 'json', [name]: '30' });
+			const created = await reader(sandbox, { resource: 'webhook', operation: 'createEndpoint', url: 'https://hooks.buyer.example/proto' }, rows({ 'webhook.url': name }));
+			expect(created.error(READER)).toBeUndefined();
+			expect(Object.entries(JSON.parse(sandbox.control.requests({ path: '/v1/reader/webhooks' }).at(-1)!.body) as object)).toEqual([[name, 'https://hooks.buyer.example/proto']]);
+		}
+	});
+
 	test('Service Changes Trigger on expiries: a window parameter the Service ignores fails the poll naming the setting, state kept; mapped, it polls', async () => {
 		const sandbox = await serviceSpeaking({ names: { 'export.window': 'within_days' }, unknownNames: 'ignore' });
 		const poller = (advanced: IDataObject) =>

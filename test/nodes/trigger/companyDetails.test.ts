@@ -128,6 +128,17 @@ describe('Service Trigger: Add Company Details', () => {
 		expect(`${error.message} ${error.description ?? ''}`).toContain('page 1 of the portfolio export: Its header row names the column "tier" twice (columns 2 and 4)');
 	});
 
+	it('keeps a portfolio column named shared (or ke) as the Service wrote it; the node\'s shared: true goes under _reader', async () => {
+		const { control, dialect } = setup.sandbox;
+		const page = (rows: string[][]) => (dialect.csv.bom ? '\uFEFF' : '') + rows.map((cells) => csvLine(cells, dialect.csv)).join('');
+		control.failRoute({
+			path: PORTFOLIO, times: 1, mode: 'answer', status: 200, contentType: 'text/csv; charset=utf-8',
+			body: page([['ke', 'company_name', 'shared', 'tier'], ['KE-1010', 'Acme', 'since 2024', 'gold']]),
+		});
+		const { runs } = await runFor(setup, 'ledger_high', 'KE-1010');
+		expect(runs[0].items[0].json.company).toEqual({ ke: 'KE-1010', name: 'Acme', company_name: 'Acme', shared: 'since 2024', tier: 'gold', _reader: { shared: true } });
+	});
+
 	it('a portfolio cursor echoing the access token (in any form) and repeated fails the execution naming the page, never the token: not in the error, not in the log', async () => {
 		const { control } = setup.sandbox;
 		const forms: TokenForm[] = ['raw', 'urlLower', 'urlUpperPartial', 'jsonEscaped', 'htmlHex', 'htmlNamed', 'mixed'];

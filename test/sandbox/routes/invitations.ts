@@ -1,7 +1,8 @@
 import type { Route, RouteContext } from '../context';
-import { HttpError, jsonObject, sendJson } from '../http';
+import { HttpError, sendJson } from '../http';
 import { checkImport, existingDuplicate, fieldProblems, importColumns, type InvitationInput } from '../invitationChecks';
 import type { Invitation } from '../types';
+import { requestObject } from '../jsonApi';
 import { canonicalBody, importFile, spokenWords } from '../requestDialect';
 import { acceptJob } from './jobs';
 
@@ -30,7 +31,7 @@ export const invitationRoutes: Route[] = [
 		handler: (ctx) => {
 			const request = ctx.sandbox.dialect.request;
 			const spoken = (error: HttpError) => new HttpError(error.status, error.code, spokenWords(request, 'invitation', error.message));
-			const body = canonicalBody(request, 'invitation', jsonObject(ctx.body), { status: 422 });
+			const body = canonicalBody(request, 'invitation', requestObject(ctx, 'invitation'), { status: 422 });
 			try {
 				invite(ctx, body);
 			} catch (error) {

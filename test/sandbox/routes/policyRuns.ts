@@ -1,8 +1,9 @@
 import type { Route } from '../context';
-import { HttpError, jsonObject, sendJson } from '../http';
+import { HttpError, sendJson } from '../http';
 import { findingsFor } from '../records';
 import type { PolicyRun, Statement } from '../types';
 import { notShared } from './exports';
+import { requestObject } from '../jsonApi';
 import { canonicalBody, nameFor } from '../requestDialect';
 import { listLater } from '../jobs';
 
@@ -13,7 +14,7 @@ export const policyRunRoutes: Route[] = [
 		access: 'reader',
 		handler: (ctx) => {
 			const request = ctx.sandbox.dialect.request;
-			const { ke, ...parameters } = canonicalBody(request, 'policyRun', jsonObject(ctx.body), { status: 422 });
+			const { ke, ...parameters } = canonicalBody(request, 'policyRun', requestObject(ctx, 'policyRun'), { status: 422 });
 			if (typeof ke !== 'string' || ke.trim() === '') {
 				throw new HttpError(422, 'invalid_policy_run', `Send the company as "${nameFor(request, 'policyRun.ke')}": the KE of a company that shares with you.`);
 			}

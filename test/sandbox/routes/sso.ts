@@ -1,6 +1,7 @@
 import type { Route } from '../context';
-import { HttpError, jsonObject, sendJson } from '../http';
+import { HttpError, sendJson } from '../http';
 import { checkSsoConfig } from '../ssoRules';
+import { requestObject } from '../jsonApi';
 import { canonicalBody, spokenWords } from '../requestDialect';
 
 export const ssoRoutes: Route[] = [
@@ -21,7 +22,7 @@ export const ssoRoutes: Route[] = [
 				throw new HttpError(sandbox.dialect.answers.passkeyStatus === 428 ? 428 : 403, 'passkey_required', words);
 			}
 			const request = sandbox.dialect.request;
-			const { config, problems } = checkSsoConfig(canonicalBody(request, 'sso', jsonObject(ctx.body), { status: 422 }));
+			const { config, problems } = checkSsoConfig(canonicalBody(request, 'sso', requestObject(ctx, 'sso'), { status: 422 }));
 			if (!config) throw new HttpError(422, 'invalid_sso', spokenWords(request, 'sso', problems.join(' ')));
 			reader.sso = { ...config, updated_at: sandbox.state.nowIso() };
 			sendJson(ctx.res, 200, reader.sso);

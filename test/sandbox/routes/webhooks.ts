@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 
 import type { Route, RouteContext } from '../context';
 import { catalogueResponse } from '../events';
-import { HttpError, jsonObject, sendJson } from '../http';
+import { HttpError, sendJson } from '../http';
 import { defaultDialect, type Dialect } from '../dialect';
 import type { WebhookEndpoint } from '../types';
+import { requestObject } from '../jsonApi';
 import { canonicalBody, nameFor } from '../requestDialect';
 
 /** Checks a webhook target: an absolute https URL. Returns the problem in plain words, if any. */
@@ -50,7 +51,7 @@ export const webhookRoutes: Route[] = [
 		access: 'admin',
 		handler: (ctx) => {
 			const request = ctx.sandbox.dialect.request;
-			const body = canonicalBody(request, 'webhook', jsonObject(ctx.body));
+			const body = canonicalBody(request, 'webhook', requestObject(ctx, 'webhook'));
 			const problem = targetUrlProblem(body.url, nameFor(request, 'webhook.url'));
 			if (problem) throw new HttpError(400, 'invalid_url', problem);
 			const endpoint = newEndpoint(body.url as string, ctx.sandbox.state.nowIso(), ctx.sandbox.dialect);
