@@ -144,3 +144,13 @@ function shorter(text: string): string {
 function plural(count: number, noun: string): string {
 	return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
+
+/** Whether a failed request ran out of its Request Timeout (the HTTP client's words or code, at any cause). */
+export function isTimeout(error: unknown): boolean {
+	for (let cause = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; depth++) {
+		if (cause.code === 'ETIMEDOUT' || cause.code === 'ECONNABORTED') return true;
+		if (typeof cause.message === 'string' && /timeout of \d+ms exceeded/.test(cause.message)) return true;
+		cause = cause.cause as typeof cause;
+	}
+	return false;
+}

@@ -9,6 +9,7 @@ import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { headerValue } from './answer';
 import { discardBody } from './body';
+import { isTimeout } from './errors';
 import type { ServiceAnswer, ServiceContext } from './serviceRequest';
 
 /** Most redirects one download follows (docs/token-and-limits.md). */
@@ -152,13 +153,4 @@ async function hopTo(this: ServiceContext, url: string, host: string, hops: Down
 			'The connection to the file host failed or was dropped, so nothing was downloaded. Run the node again.',
 		);
 	}
-}
-
-function isTimeout(error: unknown): boolean {
-	for (let cause = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; depth++) {
-		if (cause.code === 'ETIMEDOUT' || cause.code === 'ECONNABORTED') return true;
-		if (typeof cause.message === 'string' && /timeout of \d+ms exceeded/.test(cause.message)) return true;
-		cause = cause.cause as typeof cause;
-	}
-	return false;
 }

@@ -15,7 +15,7 @@ import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
 import { discardBody } from './body';
 import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './envelopes';
-import { describeServiceError, readErrorBody } from './errors';
+import { describeServiceError, isTimeout, readErrorBody } from './errors';
 import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from './jobs';
 import type { RequestScope, SentRequest } from './requestNames';
 import { conceptLabel, CONCEPT_IDS, errorBodyWords, REQUEST_CONCEPTS, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
@@ -360,15 +360,6 @@ function redirectTarget(headers: Record<string, string | string[] | undefined>, 
 	const base = new URL(baseUrl);
 	const where = target.protocol === base.protocol ? target.host : `${target.protocol}//${target.host}`;
 	return ` to ${where}`;
-}
-
-function isTimeout(error: unknown): boolean {
-	for (let cause = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; depth++) {
-		if (cause.code === 'ETIMEDOUT' || cause.code === 'ECONNABORTED') return true;
-		if (typeof cause.message === 'string' && /timeout of \d+ms exceeded/.test(cause.message)) return true;
-		cause = cause.cause as typeof cause;
-	}
-	return false;
 }
 
 function seconds(ms: number): string {
