@@ -40,6 +40,23 @@ describe('catalogue entries under other names', () => {
 	});
 });
 
+describe('a JSON:API catalogue', () => {
+	test("each resource's event type is its attributes' event_type or its id, never its resource type", () => {
+		const choices = eventTypeChoices([
+			{ type: 'event-types', id: 'ledger_low', attributes: { description: 'A minor register change' } },
+			{ type: 'event-types', id: 'evt_2', attributes: { event_type: 'grant_expiring', summary: 'A grant ends soon' } },
+			// As the transport hands it over: the attributes also beside the resource (envelopes.ts).
+			{ type: 'event-types', id: 'questionnaire_sent', attributes: { name: 'Questionnaire sent' }, name: 'Questionnaire sent' },
+		]);
+		const byType = new Map(choices.map((choice) => [choice.eventType, choice.description]));
+		expect(byType.get('ledger_low')).toBe('A minor register change');
+		expect(byType.get('grant_expiring')).toBe('A grant ends soon');
+		expect(byType.has('questionnaire_sent')).toBe(true);
+		expect(byType.has('event-types')).toBe(false);
+		expect(byType.get('share_revoked')).toBe('A share ended');
+	});
+});
+
 describe('invitation import answers under other names', () => {
 	test('reason, status and line numbers are read; every field the Service sent is kept', () => {
 		const rows = matchImportAnswer(

@@ -127,11 +127,16 @@ export function eventTypeChoices(catalogue: readonly unknown[] | undefined): Eve
 		// An entry may also be just the event type's name.
 		const record = typeof entry === 'string' ? { event_type: entry } : entry;
 		if (!isRecord(record)) continue;
-		const eventType = findId(record, EVENT_TYPE_NAMES);
+		// A JSON:API resource's `type` names the kind of resource ("event-types"), not the event: the event
+		// is in its attributes or its id, else every entry would read as one event type.
+		const attributes = isRecord(record.attributes) && typeof record.type === 'string' ? record.attributes : undefined;
+		const eventType = attributes
+			? (findId(attributes, ['event_type', 'event']) ?? findId(record, ['event_type', 'event', 'id']) ?? findId(attributes, ['name']))
+			: findId(record, EVENT_TYPE_NAMES);
 		if (!eventType) continue;
 		byType.set(eventType, {
 			eventType,
-			description: findText(record, ['description', 'summary', 'title', 'meaning'], EVENT_TYPE_NAMES) ?? '',
+			description: findText(attributes ?? record, ['description', 'summary', 'title', 'meaning'], EVENT_TYPE_NAMES) ?? '',
 		});
 	}
 	for (const named of NAMED_EVENT_TYPES) {
