@@ -1,0 +1,64 @@
+/**
+ * Check Settings: what a Service's answers to a few read-only GETs say about the credential's
+ * Advanced Settings. The same findings feed the credential's Test (one message) and the Service
+ * Reader's Service > Check Settings operation (one item per finding). Pure: no n8n types here.
+ */
+
+/** Credential fields a probe may set for one request (e.g. another Send Token As, to confirm a challenge). */
+export type FieldOverrides = Readonly<Record<string, string>>;
+
+export interface ProbeRequest {
+	/** A path under the Base URL (`/v1/reader/...`), or, for the Base URL finding only, an absolute https URL on the Base URL's origin. */
+	path: string;
+	/** Query parameters in order; names and values are sent as given (percent-encoded once by the transport). */
+	query?: ReadonlyArray<readonly [string, string]>;
+	/** Credential fields changed for this request only (Send Token As, Token Header Name, Token Scheme, Base URL). */
+	fields?: FieldOverrides;
+}
+
+export interface ProbeAnswer {
+	status: number;
+	/** Header names in lower case; a repeated header joined by ", ". */
+	headers: ReadonlyMap<string, string>;
+	/** At most PROBE_LIMITS.bodyBytes of the body; `truncated` when there was more. */
+	body: Uint8Array;
+	truncated: boolean;
+}
+
+/** One GET, with the credential applied by its own authenticate (https, Base URL origin, no redirects). Never throws for an HTTP status; throws for a network failure or the deadline. */
+export type Probe = (request: ProbeRequest) => Promise<ProbeAnswer>;
+
+/** Bounds of one check, documented in docs/service-choices.md and token-and-limits.md. */
+export const PROBE_LIMITS = { requests: 40, totalMs: 15_000, requestMs: 5_000, bodyBytes: 256 * 1024 } as const;
+
+export type Verdict =
+	/** The credential's value works (or its Detect setting will find it). */
+	| 'ok'
+	/** The Service needs another value: `found` is it. */
+	| 'change'
+	/** The answers could not tell (said in `evidence`); nothing is proposed. */
+	| 'unknown'
+	/** Only writing would tell (webhook creation, the import): said, never tried. */
+	| 'not_checked'
+	/** Seen and reported for the user's information; no setting to change. */
+	| 'info';
+
+export interface Finding {
+	/** What was checked, in the user's words: "Sign-in", "Base URL", "Cursor Parameter", "CSV Delimiter"... */
+	topic: string;
+	/** The credential field(s) a change goes to, as stored (`cursorParameter`), with the value to store; empty for info. */
+	settings: ReadonlyArray<{ field: string; label: string; value: string | number | boolean }>;
+	verdict: Verdict;
+	/** The value found, as the user would type it (undefined when unknown). */
+	found?: string;
+	/** The credential's value now. */
+	current?: string;
+	/** What was asked and what the Service answered, in one or two sentences; never the token. */
+	evidence: string;
+}
+
+/** The credential as the check sees it: Base URL and the Advanced Settings fields (never the token). */
+export interface CheckedCredential {
+	baseUrl: string;
+	advanced: Readonly<Record<string, unknown>>;
+}
