@@ -35,9 +35,9 @@ describe('jobs: where a 202 says its work is followed', () => {
 		expect(awaitsResult({ id: 'X', name: 'created thing' })).toBe(false);
 	});
 
-	test('waits: Retry-After (at least 0.2 s), else 0.5, 1, 2... capped at 10 s', () => {
+	test('waits: Retry-After (at least 1 s), else 0.5, 1, 2... capped at 10 s', () => {
 		expect(pollWaitMs({ 'Retry-After': '3' }, 0, 0)).toEqual({ ms: 3000, asked: true });
-		expect(pollWaitMs({ 'retry-after': '0' }, 5, 0)).toEqual({ ms: 200, asked: true });
+		expect(pollWaitMs({ 'retry-after': '0' }, 5, 0)).toEqual({ ms: 1000, asked: true });
 		expect([0, 1, 2, 3, 4, 5, 6].map((n) => pollWaitMs({}, n, 0).ms)).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000]);
 	});
 });
@@ -104,6 +104,17 @@ describe('jobs: followJob with a made-up Service and clock', () => {
 		expect(error.description).toContain('Job Wait (Seconds) under Advanced Settings');
 		expect(error.description).not.toContain('secret');
 		expect(slept).toEqual([500, 1000, 2000, 4000]);
+	});
+
+	test('a Service answering Retry-After: 0 every time is asked at most once a second and 300 times in all, however long Job Wait is', async () => {
+		const running: JobRaw = { statusCode: 202, headers: { 'Retry-After': '0' }, body: { status: 'running' } };
+		const { deps, asked, slept } = service(Array.from({ length: 1000 }, () => ({ ...running })), 1e9);
+		const error = (await followJob('/jobs/1', { ...accepted, headers: { 'Retry-After': '0' } }, deps).catch((e: unknown) => e)) as JobError;
+		expect(error).toBeInstanceOf(JobError);
+		expect(error.message).toBe('The Service\'s job was still running after 300 polls in 300 s, the most asked of one job');
+		expect(error.description).toContain('Raise Job Wait (Seconds)');
+		expect(asked).toHaveLength(300);
+		expect(slept.every((ms) => ms === 1000)).toBe(true);
 	});
 
 	test('a Retry-After longer than Job Wait fails at once, saying so', async () => {

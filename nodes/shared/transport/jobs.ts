@@ -58,7 +58,9 @@ const MAX_DEPTH = 4;
 const FIRST_WAIT_MS = 500;
 const MAX_WAIT_MS = 10_000;
 /** A Retry-After of 0 still leaves this much between polls. */
-const MIN_WAIT_MS = 200;
+const MIN_WAIT_MS = 1_000;
+/** Polls of one job at most, whatever Job Wait allows: a Service asking again and again is not asked forever. */
+export const MAX_JOB_POLLS = 300;
 /** Rate limits and server faults met while polling, in a row, before the job is given up. */
 const MAX_POLL_FAULTS = 3;
 
@@ -177,6 +179,7 @@ export async function followJob(reference: string, accepted: JobRaw, deps: JobDe
 	let faults = 0;
 	for (let polls = 0; ; polls++) {
 		const now = deps.now();
+		if (polls >= MAX_JOB_POLLS) throw stillRunning(url, now - startedAt, deps.waitMs, polls);
 		if (now + wait.ms > deadline) {
 			// A long Retry-After is said as such; a short one at the end is a job still running.
 			if (wait.asked && wait.ms > MAX_WAIT_MS) {
@@ -257,9 +260,11 @@ function failed(url: URL, body: unknown, record: Fields, status: number): JobErr
 	);
 }
 
-function stillRunning(url: URL, waitedMs: number, waitMs: number): JobError {
+function stillRunning(url: URL, waitedMs: number, waitMs: number, polls?: number): JobError {
 	return new JobError(
-		`The Service's job was still running after ${secondsText(waitedMs)}, within Job Wait (${secondsText(waitMs)})`,
+		polls === undefined
+			? `The Service's job was still running after ${secondsText(waitedMs)}, within Job Wait (${secondsText(waitMs)})`
+			: `The Service's job was still running after ${polls} polls in ${secondsText(waitedMs)}, the most asked of one job`,
 		`The job at ${jobPath(url)} gave no result in time, so nothing was passed on and the request was not sent again. Raise ${JOB_WAIT_SETTING}, or read the result later at the Service.`,
 	);
 }

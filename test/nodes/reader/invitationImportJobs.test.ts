@@ -97,8 +97,8 @@ describe('Invitation > Import accepted as a job', () => {
 		const methods = sandbox.control.requests().map((r) => r.method);
 		expect(methods[0]).toBe('POST');
 		expect(methods.slice(1).every((m) => m === 'GET')).toBe(true);
-		// Retry-After 0 is read as 0.2 s at least: within 2 s, at most ten polls.
-		expect(methods.length).toBeLessThanOrEqual(11);
+		// Retry-After 0 is read as 1 s at least: within 2 s, at most two polls.
+		expect(methods.length).toBeLessThanOrEqual(3);
 	});
 
 	it('a job URL on another origin is refused: nothing is sent there, the token least of all', async () => {
