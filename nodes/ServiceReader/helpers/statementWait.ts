@@ -55,7 +55,8 @@ export function matchStatement(rows: readonly unknown[], ids: RunIdentifiers): F
 
 /**
  * Reads the statements export (every page, up to Max Pages) until the run's statement is listed, with
- * 1, 2, 4... s (at most 10 s) between readings, for at most `boundMs`.
+ * 1, 2, 4... s (at most 10 s) between readings, for at most `boundMs`, pages included (the page on its way
+ * at `boundMs` ends the wait).
  */
 export async function waitForStatement(
 	this: IExecuteFunctions,
@@ -77,6 +78,8 @@ export async function waitForStatement(
 		for await (const page of cursorPages(fetch, exportPaging(settings, {}))) {
 			const statement = matchStatement(pageRows(page.content, undefined, settings), ids);
 			if (statement) return { wait: 'found', statement, readings };
+			// The wait bounds every page too: an export whose cursors never end is not read up to Max Pages.
+			if (Date.now() - startedAt > boundMs) return { wait: 'gave_up', readings };
 		}
 		const pause = Math.min(1000 * 2 ** (readings - 1), 10_000);
 		if (Date.now() - startedAt + pause > boundMs) return { wait: 'gave_up', readings };

@@ -1,7 +1,9 @@
+import { NodeOperationError } from 'n8n-workflow';
+
 import { listFromBody } from '../answerShape';
 import { pageFailed } from '../pageErrors';
 import type { PageAnswer, PageRequest, PagingOptions } from '../paging';
-import { cursorPages } from '../paging';
+import { cursorPages, PageCapError } from '../paging';
 import { headerValue } from './answer';
 import type { ServiceCall, ServiceContext } from './serviceRequest';
 import { serviceRequest } from './serviceRequest';
@@ -49,12 +51,14 @@ export interface ListRoute {
 	label: string;
 	/** The field that names an entry, for finding the list in an answer (answerShape.ts). */
 	keyName: string;
+	/** Pages read at most, below Max Pages: a list this short by nature is not followed for ever on a Service's endless cursors. */
+	maxPages: number;
 }
 
 /** GET /v1/reader/webhooks/catalogue: the event types, `event_type` naming each. */
-export const CATALOGUE: ListRoute = { path: '/v1/reader/webhooks/catalogue', label: 'event catalogue', keyName: 'event_type' };
+export const CATALOGUE: ListRoute = { path: '/v1/reader/webhooks/catalogue', label: 'event catalogue', keyName: 'event_type', maxPages: 100 };
 /** GET /v1/reader/webhooks: the reader's endpoints (not in the spec; docs/service-choices.md). */
-export const ENDPOINT_LISTING: ListRoute = { path: '/v1/reader/webhooks', label: 'webhook endpoint listing', keyName: 'id' };
+export const ENDPOINT_LISTING: ListRoute = { path: '/v1/reader/webhooks', label: 'webhook endpoint listing', keyName: 'id', maxPages: 1000 };
 
 /**
  * Every entry of a JSON list route, page after page while X-Service-Next-Cursor is sent (the spec's
@@ -93,17 +97,27 @@ export async function listPages(this: ServiceContext, route: ListRoute, run: Lis
 		}
 		return { content: answer.body, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
 	};
+	const paging = exportPaging(settings, {});
+	const ownCap = route.maxPages < (paging.maxPages ?? Infinity);
 	try {
-		for await (const page of cursorPages(fetchPage, exportPaging(settings, {}))) {
+		for await (const page of cursorPages(fetchPage, { ...paging, maxPages: Math.min(route.maxPages, paging.maxPages ?? Infinity) })) {
 			if (!offered) return undefined;
 			bodies.push(page.content);
 			entries += entriesIn(page.content, route.keyName);
 			onPage?.(page.request.page);
 		}
 	} catch (error) {
+		if (ownCap && error instanceof PageCapError) throw routeCapped.call(this, route, itemIndex);
 		throw pageFailed.call(this, error, { spec: { label: route.label }, itemIndex }, current, entries);
 	}
 	return bodies;
+}
+
+function routeCapped(this: ServiceContext, route: ListRoute, itemIndex: number | undefined): NodeOperationError {
+	return new NodeOperationError(this.getNode(), `The ${route.label} did not end after ${route.maxPages} pages, the most read of it`, {
+		itemIndex,
+		description: `The Service still sent a next-page cursor on page ${route.maxPages}, so nothing was passed on: a ${route.label} is not this long, and its cursors are not followed for ever. A Service that ignores the cursor's name hands out new cursors for the same page: check Cursor Parameter under Advanced Settings in the Service API credential.`,
+	});
 }
 
 /** How many entries a page holds, for the words of a later page's failure; 0 for a shape that is not a list. */

@@ -53,6 +53,17 @@ test('a page that fails fails the item naming the page, never a short list', asy
 	expect(error?.description).toMatch(/^Page 2 of the event catalogue \(fetched with cursor "cat-4"\) failed\. The 4 rows of the 1 earlier page were not passed on/);
 });
 
+test('a catalogue whose cursors never end stops at 100 pages, far below Max Pages, saying so and passing nothing on', async () => {
+	sandbox.control.failRoute({ path: CATALOGUE, mode: 'endlessCursor' });
+
+	const result = await run();
+
+	expect(result.output(READER)).toEqual([]);
+	expect(result.error(READER)?.message).toBe('The event catalogue did not end after 100 pages, the most read of it');
+	expect(result.error(READER)?.description).toContain('check Cursor Parameter under Advanced Settings');
+	expect(sandbox.control.requests({ path: CATALOGUE })).toHaveLength(100);
+});
+
 test('a catalogue that never ends stops at Max Pages, saying so', async () => {
 	const result = await run({ maxPages: 2 });
 

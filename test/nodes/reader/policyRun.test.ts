@@ -127,6 +127,20 @@ describe('Policy Run > Create: Wait for Statement', () => {
 		expect(later.control.requests().map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
+	it('a statements export whose cursors never end: the wait ends at its bound, pages included, never read up to Max Pages', async () => {
+		later.control.failRoute({ method: 'GET', path: STATEMENTS, mode: 'endlessCursor' });
+		const started = Date.now();
+		const result = await runReader(later, runCreate('KE-1001', { statementWait: 1 }));
+		later.control.clearFaults();
+		expect(result.error(READER)).toBeUndefined();
+		expect(result.output(READER)[0].json).toMatchObject({ ke: 'KE-1001', status: 'running', statement_wait: 'gave_up' });
+		const pages = later.control.requests({ method: 'GET', path: STATEMENTS }).length;
+		expect(pages).toBeGreaterThan(1);
+		// Pages of about a millisecond each for 1 s: hundreds at most, not Max Pages (100,000).
+		expect(pages).toBeLessThan(5_000);
+		expect(Date.now() - started).toBeLessThan(15_000);
+	});
+
 	it('does not wait unless asked, and says so', async () => {
 		const result = await runReader(later, runCreate('KE-1001'));
 		expect(result.output(READER)[0].json).toMatchObject({ status: 'running', statement_wait: 'did_not_wait' });

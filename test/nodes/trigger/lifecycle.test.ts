@@ -145,6 +145,18 @@ describe('Service Trigger lifecycle against the sandbox', () => {
 		expect(await deliveredExecutions(alert.alertId)).toHaveLength(1);
 	});
 
+	it('an endpoint listing whose cursors never end: activation stops at 1,000 pages, far below Max Pages, saying so, and registers nothing', async () => {
+		await setup.harness.activate();
+		setup.harness = setup.harness.restart();
+		setup.sandbox.control.clearRequests();
+		setup.sandbox.control.failRoute({ method: 'GET', path: '/v1/reader/webhooks', mode: 'endlessCursor' });
+
+		await expect(setup.harness.activate('production', 'init')).rejects.toThrow('The webhook endpoint listing did not end after 1000 pages, the most read of it');
+		setup.sandbox.control.clearFaults();
+		expect(setup.sandbox.control.requests({ method: 'GET', path: '/v1/reader/webhooks' })).toHaveLength(1000);
+		expect(setup.sandbox.control.requests({ method: 'POST', path: '/v1/reader/webhooks' })).toHaveLength(0);
+	});
+
 	it('deactivation deletes the endpoint and clears the stored state', async () => {
 		await setup.harness.activate();
 		const [endpoint] = setup.sandbox.control.webhookEndpoints();
