@@ -10,8 +10,6 @@
 import '../test/setup/env';
 import './preferTs';
 
-import { createGzip } from 'node:zlib';
-
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow } from '../test/harness/runWorkflow';
@@ -19,23 +17,11 @@ import { READER, readerWorkflow } from '../test/harness/workflows';
 import { trustCa } from '../test/tls/trust';
 import { startSandbox } from '../test/sandbox';
 import { serviceApi } from '../test/sandbox/credential';
+import { endlessRecordPage, gzipEndlessRecord } from '../test/sandbox/endlessRecord';
 
 const MIB = 1024 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('Run with --expose-gc');
-
-async function gzipEndless(bytes: number): Promise<Buffer> {
-	const gzip = createGzip({ level: 9 });
-	const parts: Buffer[] = [];
-	gzip.on('data', (chunk: Buffer) => parts.push(chunk));
-	const ended = new Promise((resolve) => gzip.on('end', resolve));
-	const chunk = Buffer.alloc(MIB, 'y');
-	gzip.write('KE-1,');
-	for (let i = 0; i < bytes / MIB; i++) gzip.write(chunk);
-	gzip.end();
-	await ended;
-	return Buffer.concat(parts);
-}
 
 // V8 frees the memory of dead Buffers after a GC, concurrently: measured after a pause and a second GC.
 const settled = async () => {
@@ -51,20 +37,9 @@ async function main(): Promise<void> {
 	const endlessMiB = Number(process.argv[2] ?? 64);
 	const sandbox = await startSandbox({ portfolioRows: 100_000 });
 	trustCa(sandbox.ca);
-	const endless = await gzipEndless(endlessMiB * MIB);
+	const endless = await gzipEndlessRecord(endlessMiB * MIB);
 	const pageSize = { pageSize: 1000, pageSizeParameter: sandbox.dialect.pageSizeParameter };
-	const endlessPage = (path: string, page: number) =>
-		sandbox.control.failRoute({
-			path,
-			skip: page - 1,
-			times: 1,
-			mode: 'answer',
-			status: 200,
-			contentType: 'text/csv',
-			body: endless.toString('latin1'),
-			bodyEncoding: 'latin1',
-			headers: { 'Content-Encoding': 'gzip' },
-		});
+	const endlessPage = (path: string, page: number) => endlessRecordPage(sandbox.control, endless, path, page);
 	const file = { operation: 'getAll', returnAll: true, output: 'file' };
 	const scenarios: Array<{ name: string; parameters: INodeParameters; advanced: IDataObject; arm?: () => void }> = [
 		{ name: `page 1 one endless header row (${endlessMiB} MiB from ${mib(endless.length)} gzip), CSV Delimiter set`, parameters: { resource: 'portfolio', ...file }, advanced: { csvDelimiter: 'comma' }, arm: () => endlessPage('/v1/reader/exports/portfolio', 1) },

@@ -1,10 +1,10 @@
 import { getHeapStatistics } from 'node:v8';
-import { createGzip } from 'node:zlib';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import { serviceApi } from '../../sandbox/credential';
+import { endlessRecordPage, gzipEndlessRecord } from '../../sandbox/endlessRecord';
 import { useSandbox } from '../../sandbox/useSandbox';
 
 /**
@@ -22,36 +22,13 @@ const HEAP_GROWTH = 160 * 1024 * 1024;
 
 let endless: Buffer;
 beforeAll(async () => {
-	// gzip of `prefix` then 64 MiB of one record with no line end: about 64 KiB on the wire.
-	const gzip = createGzip({ level: 9 });
-	const parts: Buffer[] = [];
-	gzip.on('data', (chunk: Buffer) => parts.push(chunk));
-	const ended = new Promise((resolve) => gzip.on('end', resolve));
-	const chunk = Buffer.alloc(1024 * 1024, 'y');
-	gzip.write('KE-1,');
-	for (let i = 0; i < RECORD / chunk.length; i++) gzip.write(chunk);
-	gzip.end();
-	await ended;
-	endless = Buffer.concat(parts);
+	endless = await gzipEndlessRecord(RECORD);
 });
 
 afterEach(() => sandbox.control.clearFaults());
 
 /** Page `page` (1-based) of `path` answers the endless record, gzipped, with no next cursor. */
-function endlessPage(path: string, page: number) {
-	const body = endless;
-	sandbox.control.failRoute({
-		path,
-		skip: page - 1,
-		times: 1,
-		mode: 'answer',
-		status: 200,
-		contentType: 'text/csv',
-		body: body.toString('latin1'),
-		bodyEncoding: 'latin1',
-		headers: { 'Content-Encoding': 'gzip' },
-	});
-}
+const endlessPage = (path: string, page: number) => endlessRecordPage(sandbox.control, endless, path, page);
 
 /** Runs the Reader, sampling the heap meanwhile; returns the error and the heap's growth at its peak. */
 async function runSampled(parameters: INodeParameters, advanced: IDataObject) {
