@@ -15,7 +15,7 @@ export const CREDENTIAL_TEST = 'serviceApiSettings';
 
 /** The credential as the checks see it: Base URL and Advanced Settings, never the token. */
 export function checkedCredential(data: ICredentialDataDecryptedObject): CheckedCredential {
-	const { accessToken: _token, ...advanced } = advancedSettings(data);
+	const { accessToken: _token, baseUrl: _baseUrl, advancedSettings: _switch, ...advanced } = advancedSettings(data);
 	return { baseUrl: String(data.baseUrl ?? '').trim(), advanced };
 }
 
