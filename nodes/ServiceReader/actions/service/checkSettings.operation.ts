@@ -4,16 +4,16 @@ import { NodeOperationError } from 'n8n-workflow';
 import { checkedCredential, refusedCredential } from '../../../shared/credentialTest';
 import { checkSettings, type Finding } from '../../../shared/settingsCheck';
 import { nodeProbe } from '../../../shared/transport/probe';
-import { getServiceSettings } from '../../../shared/transport/serviceRequest';
+import { readServiceSettings } from '../../../shared/transport/settings';
 
 export const description: INodeProperties[] = [];
 
 /** Check Settings (GETs only, within PROBE_LIMITS): one item per finding, `matches` when the credential needs no change for it. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	// An unusable Base URL or Advanced Settings: refused in the words every operation uses.
-	await getServiceSettings.call(this, itemIndex);
+	// Read once: the probes pass it (or a copy with a probe's fields) to n8n as the credential to apply.
 	const credentials = await this.getCredentials('serviceApi', itemIndex);
-	const refused = await refusedCredential(credentials);
+	// An unusable Base URL or Advanced Settings in the words every operation uses; an empty token in authenticate's.
+	const refused = readServiceSettings(credentials).problem ?? (await refusedCredential(credentials));
 	if (refused !== undefined) throw new NodeOperationError(this.getNode(), refused, { itemIndex });
 	const findings = await checkSettings(nodeProbe(this, credentials), checkedCredential(credentials));
 	return findings.map((finding) => ({ json: findingItem(finding) }));
