@@ -1,6 +1,5 @@
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	IHttpRequestOptions,
 	ICredentialType,
 	INodeProperties,
@@ -42,7 +41,8 @@ export class ServiceApi implements ICredentialType {
 
 	// A function, not the declarative `{ type: 'generic' }` block (n8n evaluates that as an expression
 	// per request). It also keeps the token on the Service: https and the Base URL's origin only, and
-	// no redirects, for every request made with this credential, the credential test included.
+	// no redirects, for every request made with this credential, the credential test included (it runs
+	// the nodes' `serviceApiSettings`, nodes/shared/credentialTest.ts: no declarative `test` here, which n8n would run instead).
 	authenticate = async (
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
@@ -59,6 +59,9 @@ export class ServiceApi implements ICredentialType {
 		if (origin !== new URL(baseUrl).origin) {
 			throw new Error(`The access token is sent to the Base URL's host only, not to ${origin || 'this address'}.`);
 		}
+		if (String(credentials.accessToken ?? '').trim() === '') {
+			throw new Error('The Access Token of the Service API credential is empty: enter your reader organisation\'s service access token.');
+		}
 		const advanced = advancedSettings(credentials);
 		const signIn = readSignIn(advanced);
 		if ('problem' in signIn) throw new Error(signIn.problem);
@@ -70,38 +73,5 @@ export class ServiceApi implements ICredentialType {
 			timeout: requestOptions.timeout ?? (Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000),
 			headers: { ...requestOptions.headers, ...signInHeader(signIn.signIn, String(credentials.accessToken ?? '')) },
 		};
-	};
-
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/v1/reader/webhooks/catalogue',
-			method: 'GET',
-			disableFollowRedirect: true,
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The Service rejected the access token (401): check the Access Token. If your Service reads the token from another header (X-Api-Key) or after another word than Bearer, set Advanced Settings > Send Token As',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message: 'The Service has nothing at /v1/reader/webhooks/catalogue (404): check the Base URL. The node adds /v1/reader/... itself: enter the address up to where /v1 starts',
-				},
-			},
-			...[301, 302, 303, 307, 308].map((value) => ({
-				type: 'responseCode' as const,
-				properties: {
-					value,
-					message: `The Service answered with a redirect (${value}), which is not followed so the token never leaves it: check the Base URL`,
-				},
-			})),
-		],
 	};
 }

@@ -1,6 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut } from '../shared/transport/tokenKeptOut';
 import { DEFAULT_MAX_POLL_SECONDS, DEFAULT_MAX_ROWS, DEFAULT_MAX_STATE_MIB } from './limits';
 import { pollChanges } from './poll';
@@ -19,7 +20,7 @@ export class ServiceChangesTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true }],
+		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
 		properties: [
 			{
 				displayName: 'Export',
@@ -118,6 +119,8 @@ export class ServiceChangesTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		return await keepingTokenOut(this, async () => await pollChanges.call(this));

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { resources } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch } from './methods';
+import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
 
 export class ServiceReader implements INodeType {
@@ -17,13 +18,13 @@ export class ServiceReader implements INodeType {
 		defaultVersion: 2,
 		// "Portfolio: Get Many", as the dropdowns name them (a literal, as n8n's lint wants; test/unit/readerSubtitle.test.ts checks it).
 		subtitle:
-			'={{ ({"auditPack.get":"Audit Pack: Get","decision.getAll":"Decision: Get Many","expiry.getAll":"Expiry: Get Many","invitation.create":"Invitation: Create","invitation.getAll":"Invitation: Get Many","invitation.import":"Invitation: Import","policyRun.create":"Policy Run: Create","portfolio.getAll":"Portfolio: Get Many","record.get":"Record: Get","record.verify":"Record: Verify","sso.setConfiguration":"SSO: Set Configuration","statement.getAll":"Statement: Get Many","webhook.createEndpoint":"Webhook: Create Endpoint","webhook.getCatalogue":"Webhook: Get Catalogue"})[$parameter["resource"] + "." + $parameter["operation"]] }}',
+			'={{ ({"auditPack.get":"Audit Pack: Get","decision.getAll":"Decision: Get Many","expiry.getAll":"Expiry: Get Many","invitation.create":"Invitation: Create","invitation.getAll":"Invitation: Get Many","invitation.import":"Invitation: Import","policyRun.create":"Policy Run: Create","portfolio.getAll":"Portfolio: Get Many","record.get":"Record: Get","record.verify":"Record: Verify","service.checkSettings":"Service: Check Settings","sso.setConfiguration":"SSO: Set Configuration","statement.getAll":"Statement: Get Many","webhook.createEndpoint":"Webhook: Create Endpoint","webhook.getCatalogue":"Webhook: Get Catalogue"})[$parameter["resource"] + "." + $parameter["operation"]] }}',
 		description: 'Read signed records and exports, invite companies, run policies and set SSO in the Service',
 		defaults: { name: 'Service Reader' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true }],
+		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -37,7 +38,7 @@ export class ServiceReader implements INodeType {
 		],
 	};
 
-	methods = { listSearch: methodsKeepingTokenOut(listSearch) };
+	methods = { listSearch: methodsKeepingTokenOut(listSearch), credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await keepingTokenOut(this, async () => await router.call(this));

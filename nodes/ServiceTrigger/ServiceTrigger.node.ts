@@ -16,6 +16,7 @@ import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails/c
 import { passOnOnce } from './delivery/redelivery';
 import { renewalError, renewalIn } from './lifecycle/renewal';
 import { testRefusalIn } from './delivery/testRefusal';
+import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
 
 export class ServiceTrigger implements INodeType {
@@ -31,7 +32,7 @@ export class ServiceTrigger implements INodeType {
 		defaults: { name: 'Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true }],
+		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
 		webhooks: [
 			{
 				name: 'default',
@@ -94,7 +95,7 @@ export class ServiceTrigger implements INodeType {
 		],
 	};
 
-	methods = { loadOptions: methodsKeepingTokenOut(loadOptions) };
+	methods = { loadOptions: methodsKeepingTokenOut(loadOptions), credentialTest };
 
 	webhookMethods = {
 		default: {

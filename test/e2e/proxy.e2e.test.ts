@@ -158,9 +158,11 @@ describe('behind an HTTPS proxy (HTTPS_PROXY set, NO_PROXY not covering the Serv
 		);
 		expect(seen.result.status).toBe(200);
 		expect(seen.result.json()).toEqual({ data: { status: 'OK', message: expect.any(String) } });
-		expect(seen.requests.map((request) => [request.method, request.path, request.reader, request.status])).toEqual([
-			['GET', '/v1/reader/webhooks/catalogue', 'reader', 200],
-		]);
+		// Check Settings: GETs only, at most 40, the first the catalogue, signed in as the reader.
+		expect(seen.requests.length).toBeGreaterThan(0);
+		expect(seen.requests.length).toBeLessThanOrEqual(40);
+		expect([...new Set(seen.requests.map((request) => request.method))]).toEqual(['GET']);
+		expect([seen.requests[0].path, seen.requests[0].reader, seen.requests[0].status]).toEqual(['/v1/reader/webhooks/catalogue', 'reader', 200]);
 		expectThroughProxy(seen);
 	}, 60_000);
 

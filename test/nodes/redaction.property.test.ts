@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { READER, readerWorkflow, runWorkflow } from '../harness';
+import { CredentialTestContext } from 'n8n-core';
+
+import { createAdditionalData, READER, readerWorkflow, runWorkflow } from '../harness';
+import { ServiceReader } from '../../nodes/ServiceReader/ServiceReader.node';
 import { captureLogs } from '../harness/logCapture';
 import { runs } from '../property/fc';
 import { allFields, expectNoToken } from '../property/tokenDecoders';
@@ -128,6 +131,39 @@ describe('the access token never comes back out, whatever the Service wraps it i
 				expectNoToken(stored, TOKEN);
 			}),
 			runs(40),
+		);
+	}, 180_000);
+
+	// Check Settings reads many answers and quotes what it saw as evidence: the operation's items and the credential test's message.
+	test('echoed by any route Check Settings asks, in any form: not in its items, its run data, the logs, nor the credential test\'s message', async () => {
+		const routes = ['/v1/reader/webhooks/catalogue', '/v1/reader/exports/portfolio', '/v1/reader/exports/expiries'] as const;
+		await fc.assert(
+			fc.asyncProperty(fc.constantFrom(...TOKEN_FORMS), fc.constantFrom(...routes), fc.constantFrom<Echo>('message', 'code', 'cursor', 'wwwAuthenticate'), async (form, path, where) => {
+				sandbox.control.clearFaults();
+				const status = where === 'wwwAuthenticate' ? 401 : where === 'cursor' ? 200 : 400;
+				sandbox.control.failRoute({ path, mode: 'echoToken', status, form, in: where as 'message' | 'code' | 'cursor' | 'wwwAuthenticate' });
+				const logs = captureLogs();
+				let stored: string;
+				let message: string;
+				try {
+					const result = await runWorkflow(readerWorkflow({ resource: 'service', operation: 'checkSettings' }), { credentials: serviceCredentials(sandbox) });
+					expect(result.error(READER) !== undefined || result.output(READER).length > 0).toBe(true);
+					const context = new CredentialTestContext(createAdditionalData(undefined, {}));
+					const tested = await new ServiceReader().methods.credentialTest.serviceApiSettings.call(context, {
+						id: 'cred-1',
+						name: 'Service API',
+						type: 'serviceApi',
+						data: serviceCredentials(sandbox).serviceApi,
+					});
+					message = tested.message;
+					stored = JSON.stringify({ run: allFields(result.run), logs: logs.lines });
+				} finally {
+					logs.restore();
+				}
+				expectNoToken(stored, TOKEN);
+				expectNoToken(message, TOKEN);
+			}),
+			runs(20),
 		);
 	}, 180_000);
 });

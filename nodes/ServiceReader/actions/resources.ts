@@ -7,6 +7,7 @@ import * as invitation from './invitation';
 import * as policyRun from './policyRun';
 import * as portfolio from './portfolio';
 import * as record from './record';
+import * as service from './service';
 import * as sso from './sso';
 import * as statement from './statement';
 import type { ResourceOperations } from './types';
@@ -28,6 +29,7 @@ export const resources: Record<string, Resource> = {
 	policyRun: { name: 'Policy Run', ...policyRun },
 	portfolio: { name: 'Portfolio', ...portfolio },
 	record: { name: 'Record', ...record },
+	service: { name: 'Service', ...service },
 	sso: { name: 'SSO', ...sso },
 	statement: { name: 'Statement', ...statement },
 	webhook: { name: 'Webhook', ...webhook },

@@ -131,3 +131,26 @@ export function tooLarge(maxBytes: number): BodyReadError {
 function formatBytes(bytes: number): string {
 	return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MiB` : `${bytes} bytes`;
 }
+
+/**
+ * The first `maxBytes` of a body and whether there was more: the rest is not read, the stream is
+ * released. For answers looked at, never passed on whole (Check Settings' probes).
+ */
+export async function readPrefix(body: unknown, idleMs: number, maxBytes: number, deadline?: { at: number; ms: number }): Promise<{ bytes: Buffer; truncated: boolean }> {
+	if (!isStream(body)) {
+		const whole = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : Buffer.alloc(0);
+		return { bytes: whole.subarray(0, maxBytes), truncated: whole.length > maxBytes };
+	}
+	const chunks: Buffer[] = [];
+	let size = 0;
+	// Leaving the loop ends idleGuarded, which destroys the stream: nothing more is read.
+	for await (const chunk of idleGuarded(body, idleMs, deadline)) {
+		if (size + chunk.length > maxBytes) {
+			chunks.push(chunk.subarray(0, maxBytes - size));
+			return { bytes: Buffer.concat(chunks, maxBytes), truncated: true };
+		}
+		size += chunk.length;
+		chunks.push(chunk);
+	}
+	return { bytes: Buffer.concat(chunks, size), truncated: false };
+}

@@ -314,20 +314,9 @@ async function send(
 	/** An absolute URL on the Base URL's origin (a job's), instead of the Base URL and `call.path`. */
 	url = `${settings.baseUrl}${call.path}`,
 ): Promise<ServiceAnswer<unknown>> {
-	const request: IHttpRequestOptions = {
-		method: call.method,
-		// The query in the URL, not `qs`: the HTTP client's merges drop a parameter named `__proto__`.
-		url: `${url}${queryString(call.qs)}`,
-		headers: { Accept: call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*' },
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		// Every body arrives as a stream, so its size and its pauses can be bounded here.
-		encoding: 'stream',
-		json: false,
-		disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false,
-		timeout: settings.requestTimeoutMs,
-	};
+	const accept = call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*';
+	// The query in the URL, not `qs`: the HTTP client's merges drop a parameter named `__proto__`.
+	const request = streamedRequest(call.method, `${url}${queryString(call.qs)}`, accept, settings.requestTimeoutMs);
 	if (call.body !== undefined) {
 		const isRaw = typeof call.body === 'string' || Buffer.isBuffer(call.body);
 		request.body = isRaw ? call.body : JSON.stringify(call.body);
@@ -339,6 +328,22 @@ async function send(
 		body: unknown;
 	};
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
+}
+
+/** The options of every request to the Service: full response, any status, no redirect followed, the body as a stream (so its size and pauses can be bounded). */
+export function streamedRequest(method: IHttpRequestMethods, url: string, accept: string, timeoutMs: number): IHttpRequestOptions {
+	return {
+		method,
+		url,
+		headers: { Accept: accept },
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		encoding: 'stream',
+		json: false,
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+		timeout: timeoutMs,
+	};
 }
 
 /** `?a=1&b=2` of a query's own fields (undefined and null left out, a list as the name repeated), or ''. */

@@ -115,7 +115,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 }
 
 /** The URL without its trailing `/`s (a loop: `/\/+$/` costs the square of a long run of `/`). */
-function withoutTrailingSlashes(url: string): string {
+export function withoutTrailingSlashes(url: string): string {
 	let end = url.length;
 	while (end > 0 && url[end - 1] === '/') end--;
 	return url.slice(0, end);

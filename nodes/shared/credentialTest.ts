@@ -1,0 +1,47 @@
+/**
+ * The Service API credential's Test (the nodes' `methods.credentialTest.serviceApiSettings`, named by
+ * their `testedBy`): Check Settings over the credential test's probe, as one message. n8n shows its
+ * own words on OK and ours on Error, so anything left to change is an Error.
+ */
+import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
+
+import { advancedSettings } from '../../credentials/advancedSettings';
+import { ServiceApi } from '../../credentials/ServiceApi.credentials';
+import { tokenRedactors } from './redaction';
+import { checkSettings, settingsMessage, type CheckedCredential } from './settingsCheck';
+import { credentialTestProbe } from './transport/credentialTestProbe';
+
+export const CREDENTIAL_TEST = 'serviceApiSettings';
+
+/** The credential as the checks see it: Base URL and Advanced Settings, never the token. */
+export function checkedCredential(data: ICredentialDataDecryptedObject): CheckedCredential {
+	const { accessToken: _token, baseUrl: _baseUrl, advancedSettings: _switch, ...advanced } = advancedSettings(data);
+	return { baseUrl: String(data.baseUrl ?? '').trim(), advanced };
+}
+
+/** Why the credential cannot be used at all (an http:// Base URL, an empty token, an unusable Send Token As), in `authenticate`'s words; nothing is sent. */
+export async function refusedCredential(data: ICredentialDataDecryptedObject): Promise<string | undefined> {
+	try {
+		await new ServiceApi().authenticate(data, { url: String(data.baseUrl ?? '').trim(), method: 'GET' });
+		return undefined;
+	} catch (error) {
+		return error instanceof Error ? error.message : String(error);
+	}
+}
+
+export async function serviceApiSettings(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
+	const { redact } = tokenRedactors(typeof data.accessToken === 'string' ? data.accessToken : '');
+	const refused = await refusedCredential(data);
+	if (refused !== undefined) return { status: 'Error', message: redact(refused) };
+	try {
+		const findings = await checkSettings(credentialTestProbe(this, data), checkedCredential(data));
+		const { ok, message } = settingsMessage(findings);
+		return { status: ok ? 'OK' : 'Error', message: redact(message) };
+	} catch (error) {
+		return { status: 'Error', message: redact(`Check Settings could not finish: ${error instanceof Error ? error.message : String(error)}`) };
+	}
+}
+
+/** The `methods.credentialTest` of each node using the credential. */
+export const credentialTest = { [CREDENTIAL_TEST]: serviceApiSettings };

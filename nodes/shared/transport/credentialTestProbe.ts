@@ -1,0 +1,50 @@
+/**
+ * Check Settings' probe from the credential's Test: n8n gives a credential test function one HTTP
+ * client, `helpers.request` of ICredentialTestFunctions (with n8n's proxy, CA and egress policy), so
+ * the credential's own `authenticate` is applied here, to the same request options, with the same
+ * rules: https, the Base URL's origin, no redirect followed (a 3xx is an answer), GET only.
+ */
+import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, IHttpRequestOptions } from 'n8n-workflow';
+
+import { ServiceApi } from '../../../credentials/ServiceApi.credentials';
+import type { Probe } from '../settingsCheck/types';
+import { credentialWithFields, probeAnswer, probeClock, probeFailure, probeUrl } from './probe';
+
+const serviceApi = new ServiceApi();
+
+/** The legacy request options of one probe: full response, any status, no redirect, the body as a stream (bytes where a client ignores `useStream`). */
+function legacyOptions(uri: string, timeoutMs: number) {
+	return {
+		uri,
+		method: 'GET' as const,
+		headers: { Accept: '*/*' },
+		resolveWithFullResponse: true,
+		simple: false,
+		followRedirect: false,
+		followAllRedirects: false,
+		timeout: timeoutMs,
+		encoding: null,
+		useStream: true,
+		json: false,
+	};
+}
+
+export function credentialTestProbe(context: ICredentialTestFunctions, credentials: ICredentialDataDecryptedObject, now: () => number = Date.now): Probe {
+	const timeout = probeClock(now);
+	return async (request) => {
+		const data = credentialWithFields(credentials, request.fields);
+		const timeoutMs = timeout();
+		const startedAt = now();
+		const plain = legacyOptions(probeUrl(String(data.baseUrl ?? ''), request), timeoutMs);
+		// Throws before anything is sent for an http:// Base URL, another origin or an unusable Send Token As.
+		const options = { ...plain, ...(await serviceApi.authenticate(data, plain as unknown as IHttpRequestOptions)), method: 'GET' };
+		let full: { statusCode: number; headers?: Record<string, unknown>; body: unknown };
+		try {
+			// n8n issue #25190: the community scan flags any `helpers.request`, the only client n8n gives a credential test.
+			full = (await context.helpers.request(options)) as typeof full;
+		} catch (error) {
+			throw probeFailure(error, request.path, timeoutMs);
+		}
+		return await probeAnswer(full.statusCode, full.headers, full.body, timeoutMs, startedAt);
+	};
+}

@@ -1,0 +1,86 @@
+/**
+ * Check Settings' probe from a node (Service > Check Settings): one GET through n8n's
+ * `httpRequestWithAuthentication`, so the credential's own `authenticate` (https, the Base URL's
+ * origin, Send Token As) applies; no redirect followed, any status an answer, the body read up to
+ * PROBE_LIMITS.bodyBytes. What both probes share (the URL, the credential with a request's fields,
+ * the clock, the answer) is here too; credentialTestProbe.ts is the credential test's.
+ */
+import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { PROBE_LIMITS, type FieldOverrides, type Probe, type ProbeAnswer, type ProbeRequest } from '../settingsCheck/types';
+import { readPrefix } from './body';
+import { isTimeout } from './errors';
+import { streamedRequest } from './serviceRequest';
+import { withoutTrailingSlashes } from './settings';
+
+const CREDENTIAL = 'serviceApi';
+/** The credential's own fields; every other one lives behind the Advanced Settings switch. */
+const MAIN_FIELDS = new Set(['baseUrl', 'accessToken']);
+
+/** A copy of the credential with `fields` changed for one request (an Advanced Settings field switches them on, the others as they apply now). */
+export function credentialWithFields(credentials: ICredentialDataDecryptedObject, fields: FieldOverrides | undefined): ICredentialDataDecryptedObject {
+	if (fields === undefined || Object.keys(fields).length === 0) return credentials;
+	const advanced = Object.keys(fields).some((name) => !MAIN_FIELDS.has(name));
+	const kept: ICredentialDataDecryptedObject = credentials.advancedSettings === true ? { ...credentials } : { baseUrl: credentials.baseUrl, accessToken: credentials.accessToken };
+	return { ...kept, ...(advanced ? { advancedSettings: true } : {}), ...fields };
+}
+
+/** The URL of a probe: a path under the Base URL, or an absolute URL on its origin; the query percent-encoded once. */
+export function probeUrl(baseUrl: string, request: ProbeRequest): string {
+	const base = withoutTrailingSlashes(String(baseUrl).trim());
+	const absolute = request.path.startsWith('https://') || request.path.startsWith('http://');
+	const target = absolute ? request.path : `${base}${request.path}`;
+	if (absolute && (!URL.canParse(base) || new URL(target).origin !== new URL(base).origin)) {
+		throw new Error('A probe goes to the Base URL\'s origin only');
+	}
+	const query = (request.query ?? []).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+	return query === '' ? target : `${target}${target.includes('?') ? '&' : '?'}${query}`;
+}
+
+/** Per-request timeouts inside one overall deadline (PROBE_LIMITS), from the first probe's creation. */
+export function probeClock(now: () => number = Date.now): () => number {
+	const deadline = now() + PROBE_LIMITS.totalMs;
+	return () => {
+		const left = Math.min(PROBE_LIMITS.requestMs, deadline - now());
+		if (left <= 0) throw new Error(`Check Settings stopped: its ${PROBE_LIMITS.totalMs / 1000} s were used`);
+		return left;
+	};
+}
+
+/** An answer as the checks read it: header names in lower case (a repeated one joined), at most PROBE_LIMITS.bodyBytes of the body. */
+export async function probeAnswer(status: number, headers: Record<string, unknown> | undefined, body: unknown, timeoutMs: number, startedAt: number): Promise<ProbeAnswer> {
+	const map = new Map<string, string>();
+	for (const [name, value] of Object.entries(headers ?? {})) {
+		if (value === undefined || value === null) continue;
+		map.set(name.toLowerCase(), Array.isArray(value) ? value.map(String).join(', ') : String(value));
+	}
+	const read = await readPrefix(body, timeoutMs, PROBE_LIMITS.bodyBytes, { at: startedAt + timeoutMs, ms: timeoutMs });
+	return { status, headers: map, body: new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.length), truncated: read.truncated };
+}
+
+/** A failure without an answer, in words that carry no request (its headers hold the token). */
+export function probeFailure(error: unknown, path: string, timeoutMs: number): Error {
+	if (isTimeout(error)) return new Error(`No answer to GET ${path} within ${timeoutMs / 1000} s`);
+	const cause = error as { code?: string; cause?: { code?: string }; message?: string };
+	return new Error(`No answer to GET ${path} (${cause.cause?.code ?? cause.code ?? cause.message ?? 'network error'})`);
+}
+
+/** The probe of a node run: the credential read once by the caller, applied by n8n with its own `authenticate`. */
+export function nodeProbe(context: IExecuteFunctions, credentials: ICredentialDataDecryptedObject, now: () => number = Date.now): Probe {
+	const timeout = probeClock(now);
+	return async (request) => {
+		const data = credentialWithFields(credentials, request.fields);
+		const timeoutMs = timeout();
+		const startedAt = now();
+		const options = streamedRequest('GET', probeUrl(String(data.baseUrl ?? ''), request), '*/*', timeoutMs);
+		let full: { statusCode: number; headers?: Record<string, unknown>; body: unknown };
+		try {
+			full = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL, options, {
+				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL, data },
+			})) as typeof full;
+		} catch (error) {
+			throw probeFailure(error, request.path, timeoutMs);
+		}
+		return await probeAnswer(full.statusCode, full.headers, full.body, timeoutMs, startedAt);
+	};
+}
