@@ -10,7 +10,7 @@ import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-work
 import { PROBE_LIMITS, type FieldOverrides, type Probe, type ProbeAnswer, type ProbeRequest } from '../settingsCheck/types';
 import { readPrefix } from './body';
 import { isTimeout } from './errors';
-import { streamedRequest } from './serviceRequest';
+import { streamedRequest } from './requestOptions';
 import { withoutTrailingSlashes } from './settings';
 
 const CREDENTIAL = 'serviceApi';

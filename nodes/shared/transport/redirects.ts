@@ -5,11 +5,11 @@
  * within the first request's deadline. Only downloads follow: every other call refuses a redirect
  * (serviceRequest.ts). Where a hop goes is said by its host only: a pre-signed query holds a signature.
  */
-import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { headerValue } from './answer';
 import { discardBody } from './body';
 import { isTimeout } from './errors';
+import { streamedRequest } from './requestOptions';
 import type { ServiceAnswer, ServiceContext } from './serviceRequest';
 
 /** Most redirects one download follows (docs/token-and-limits.md). */
@@ -128,18 +128,7 @@ async function hopTo(this: ServiceContext, url: string, host: string, hops: Down
 			true,
 		);
 	if (left <= 0) return timedOut();
-	const request: IHttpRequestOptions = {
-		method: 'GET',
-		url,
-		headers: { Accept: hops.accept },
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		encoding: 'stream',
-		json: false,
-		disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false,
-		timeout: left,
-	};
+	const request = streamedRequest('GET', url, hops.accept, left);
 	try {
 		// Not httpRequestWithAuthentication: nothing of the credential goes on a hop, to any origin.
 		const full = (await this.helpers.httpRequest(request)) as ServiceAnswer<unknown>;

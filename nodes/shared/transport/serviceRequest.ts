@@ -3,7 +3,6 @@ import type {
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestMethods,
-	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IPollFunctions,
 	IWebhookFunctions,
@@ -20,6 +19,7 @@ import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from '.
 import type { RequestScope, SentRequest } from './requestNames';
 import { conceptLabel, CONCEPT_IDS, errorBodyWords, REQUEST_CONCEPTS, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
 import { followDownload, isFollowedRedirect } from './redirects';
+import { streamedRequest } from './requestOptions';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
@@ -328,22 +328,6 @@ async function send(
 		body: unknown;
 	};
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
-}
-
-/** The options of every request to the Service: full response, any status, no redirect followed, the body as a stream (so its size and pauses can be bounded). */
-export function streamedRequest(method: IHttpRequestMethods, url: string, accept: string, timeoutMs: number): IHttpRequestOptions {
-	return {
-		method,
-		url,
-		headers: { Accept: accept },
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		encoding: 'stream',
-		json: false,
-		disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false,
-		timeout: timeoutMs,
-	};
 }
 
 /** `?a=1&b=2` of a query's own fields (undefined and null left out, a list as the name repeated), or ''. */
