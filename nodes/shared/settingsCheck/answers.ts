@@ -19,11 +19,18 @@ export const PATHS = {
 
 export const NEXT_CURSOR = 'x-service-next-cursor';
 
-const decoder = new TextDecoder('utf-8');
+// ignoreBOM: keep a byte order mark in the text (the CSV finding reports it; readers strip it themselves).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** The body as text, its byte order mark kept (the CSV finding reports it). */
 export function bodyText(answer: ProbeAnswer): string {
 	return decoder.decode(answer.body);
+}
+
+/** The body as text without a byte order mark: what JSON and words are read from. */
+export function plainText(answer: ProbeAnswer): string {
+	const text = bodyText(answer);
+	return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 export const succeeded = (answer: ProbeAnswer) => answer.status >= 200 && answer.status < 300;
@@ -49,7 +56,7 @@ export function isCsv(answer: ProbeAnswer): boolean {
 
 /** The JSON value of an answer (JSON lines as a list), or undefined when it is not JSON (or was cut off). */
 export function jsonOf(answer: ProbeAnswer): unknown {
-	const text = bodyText(answer).replace(/^\uFEFF/, '');
+	const text = plainText(answer);
 	if (text.trim() === '') return undefined;
 	if (isJsonLinesType(mediaType(answer))) return jsonLines(text);
 	try {
@@ -73,7 +80,7 @@ export function isJsonAnswer(answer: ProbeAnswer): boolean {
 /** The Service's words in an answer (its error message and code), short; empty when it said none. */
 export function serviceWords(answer: ProbeAnswer): string {
 	if (answer.status < 400 || isHtml(answer)) return '';
-	const { code, message } = readErrorBody(bodyText(answer));
+	const { code, message } = readErrorBody(plainText(answer));
 	const words = [code, message].filter((part): part is string => typeof part === 'string' && part !== '' && part !== undefined);
 	const text = [...new Set(words)].join(': ');
 	return text.length > 160 ? `${text.slice(0, 160)}…` : text;
@@ -131,7 +138,7 @@ export function readCsv(answer: ProbeAnswer, delimiter?: CsvDelimiter): CsvRead 
 
 /** Whether two answers hold the same rows: their text, less a byte order mark. */
 export function sameBody(a: ProbeAnswer, b: ProbeAnswer): boolean {
-	return bodyText(a).replace(/^\uFEFF/, '') === bodyText(b).replace(/^\uFEFF/, '');
+	return plainText(a) === plainText(b);
 }
 
 /** Names of `candidates` the Service's words quote, first; then the rest, in order. */

@@ -4,7 +4,7 @@
  * The nodes read all of these by themselves (docs/service-choices.md); they are shown as evidence.
  */
 import type { ProbeBudget } from './budget';
-import { answerShown, bodyText, jsonOf, mediaType, PATHS, requestShown, succeeded } from './answers';
+import { answerShown, bodyText, jsonOf, mediaType, PATHS, plainText, requestShown, succeeded } from './answers';
 import { cannotTell, finding } from './current';
 import type { Finding, ProbeAnswer } from './types';
 import { isRecord, listFromBody } from '../answerShape';
@@ -56,7 +56,7 @@ export function errorShape(answer: ProbeAnswer): string {
 	if (type === 'application/problem+json') return 'RFC 9457 problem details (application/problem+json)';
 	if (isRecord(value.error)) return '{"error": {"code", "message"}}';
 	if (Array.isArray(value.errors)) return '{"errors": [...]} (JSON:API style)';
-	const { code, message } = readErrorBody(bodyText(answer));
+	const { code, message } = readErrorBody(plainText(answer));
 	return `a JSON object${code || message ? ' whose code and message the nodes read' : ' the nodes read no words from'}`;
 }
 

@@ -4,7 +4,7 @@
  * with that sign-in is accepted. A 403 accepts the token but refuses the route.
  */
 import type { ProbeBudget } from './budget';
-import { answerShown, bodyText, PATHS, serviceWords, succeeded } from './answers';
+import { answerShown, PATHS, plainText, serviceWords, succeeded } from './answers';
 import { finding, setting } from './current';
 import type { Current } from './current';
 import type { Finding, FindingSetting, ProbeAnswer } from './types';
@@ -47,7 +47,7 @@ export async function checkSignIn(budget: ProbeBudget, current: Current, first: 
 		return { finding: finding(SIGN_IN_TOPIC, 'unknown', `GET ${path} answered ${answerShown(first)}, which says nothing about the token.`, { settings: settingsNow, current: sent }), signedIn: true };
 	}
 	const challenge = (first.headers.get('www-authenticate') ?? '').slice(0, 4096);
-	const { code, message } = readErrorBody(bodyText(first));
+	const { code, message } = readErrorBody(plainText(first));
 	const wanted = wantedSignIn(challenge, `${code ?? ''} ${message ?? ''}`);
 	const asked = `GET ${path} answered 401${challenge ? ` with "WWW-Authenticate: ${challenge.length > 120 ? `${challenge.slice(0, 120)}…` : challenge}"` : ''}${serviceWords(first) ? ` and "${serviceWords(first)}"` : ''}`;
 	const scheme = challenge.trim().split(' ')[0] ?? '';

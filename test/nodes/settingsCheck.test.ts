@@ -1,0 +1,79 @@
+import { applyFindings, checkSettings, PROBE_LIMITS, settingsMessage, type Finding } from '../../nodes/shared/settingsCheck';
+import { useSandbox } from '../sandbox/useSandbox';
+import { settingsCheckProbe } from '../harness/settingsCheckProbe';
+
+// Check Settings against the sandbox as a new user's credential holds it: Base URL and token only.
+// test/nodes runs twice: the default dialect, then the alt one (SANDBOX_DIALECT).
+const sandbox = useSandbox();
+
+async function check(advanced: Record<string, unknown> = {}) {
+	const counting = settingsCheckProbe({ baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader, ...(Object.keys(advanced).length ? { advancedSettings: true, ...advanced } : {}) }, sandbox.ca);
+	try {
+		const findings = await checkSettings(counting.probe, { baseUrl: sandbox.baseUrl, advanced });
+		return { findings, asked: counting.asked };
+	} finally {
+		counting.close();
+	}
+}
+
+const byTopic = (findings: Finding[], topic: string) => findings.find((entry) => entry.topic === topic);
+const changes = (findings: Finding[]) =>
+	findings.filter((entry) => entry.verdict === 'change').flatMap((entry) => entry.settings.map((s) => [s.concept ? `${s.field}:${s.concept}` : s.field, s.value]));
+
+describe('Check Settings against the sandbox', () => {
+	test('a credential with only Base URL and token: what this dialect needs, within the bounds, GETs only, no token in any word', async () => {
+		const { findings, asked } = await check();
+		const text = JSON.stringify(findings);
+		expect(text).not.toContain(sandbox.tokens.reader);
+		expect(asked.length).toBeLessThanOrEqual(PROBE_LIMITS.requests);
+		const received = sandbox.control.requests();
+		expect(received.length).toBe(asked.length);
+		expect(new Set(received.map((r) => r.method))).toEqual(new Set(['GET']));
+		const { ok, message } = settingsMessage(findings);
+		expect(message).not.toContain(sandbox.tokens.reader);
+		expect(byTopic(findings, 'Sign-in')?.verdict).toBe('ok');
+		expect(byTopic(findings, 'Base URL')?.verdict).toBe('ok');
+		expect(findings.filter((entry) => entry.verdict === 'not_checked').map((entry) => entry.topic)).toEqual(
+			expect.arrayContaining(['Webhook Signing', 'Invitation Import', 'Request Names of Writes']),
+		);
+		if (sandbox.dialect.name === 'default') {
+			expect(changes(findings)).toEqual([]);
+			expect(ok).toBe(true);
+			expect(byTopic(findings, 'Cursor Parameter')).toMatchObject({ verdict: 'ok', found: 'cursor' });
+			expect(byTopic(findings, 'Page Size Parameter')).toMatchObject({ verdict: 'info', found: 'page_size' });
+			expect(byTopic(findings, 'Window Parameter')).toMatchObject({ verdict: 'ok', found: 'window' });
+			expect(byTopic(findings, 'CSV Delimiter')).toMatchObject({ verdict: 'ok', found: 'comma' });
+			expect(byTopic(findings, 'CSV Header Row on Later Pages')).toMatchObject({ verdict: 'ok', found: 'every' });
+			expect(message).toMatch(/^The credential is right/);
+		} else {
+			expect(changes(findings)).toEqual([
+				['cursorParameter', 'after'],
+				['jsonFormat', 'application/json'],
+				['requestNames:export.json_format', 'output'],
+				['requestNames:export.window', 'within_days'],
+			]);
+			expect(ok).toBe(false);
+			expect(byTopic(findings, 'Page Size Parameter')).toMatchObject({ verdict: 'info', found: 'limit' });
+			expect(byTopic(findings, 'CSV Delimiter')).toMatchObject({ verdict: 'ok', found: 'semicolon' });
+			expect(byTopic(findings, 'CSV Header Row on Later Pages')).toMatchObject({ verdict: 'ok', found: 'first' });
+			expect(message).toContain('Set Cursor Parameter to `after`');
+			expect(message).toContain('Set JSON Format Value to `application/json`');
+			expect(message).toContain('Set Request Names > Exports > JSON Format Parameter to `output`');
+			expect(message).toContain('Set Request Names > Expiries > Window Parameter to `within_days`');
+			expect(applyFindings({}, findings)).toEqual({
+				advancedSettings: true,
+				cursorParameter: 'after',
+				jsonFormat: 'application/json',
+				requestNames: { name: [{ concept: 'export.json_format', serviceName: 'output' }, { concept: 'export.window', serviceName: 'within_days' }] },
+			});
+		}
+	});
+
+	test('with the proposals applied, the check finds nothing more to change', async () => {
+		const first = await check();
+		const applied = applyFindings({}, first.findings);
+		const { findings } = await check(applied);
+		expect(changes(findings)).toEqual([]);
+		expect(settingsMessage(findings).ok).toBe(true);
+	});
+});
