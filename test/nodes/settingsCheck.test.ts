@@ -44,6 +44,7 @@ describe('Check Settings against the sandbox', () => {
 			expect(byTopic(findings, 'Window Parameter')).toMatchObject({ verdict: 'ok', found: 'window' });
 			expect(byTopic(findings, 'CSV Delimiter')).toMatchObject({ verdict: 'ok', found: 'comma' });
 			expect(byTopic(findings, 'CSV Header Row on Later Pages')).toMatchObject({ verdict: 'ok', found: 'every' });
+			expect(byTopic(findings, 'CSV Byte Order Mark and Line Ends')).toMatchObject({ verdict: 'info', found: 'no BOM, CRLF' });
 			expect(message).toMatch(/^The credential is right/);
 		} else {
 			expect(changes(findings)).toEqual([
@@ -56,6 +57,9 @@ describe('Check Settings against the sandbox', () => {
 			expect(byTopic(findings, 'Page Size Parameter')).toMatchObject({ verdict: 'info', found: 'limit' });
 			expect(byTopic(findings, 'CSV Delimiter')).toMatchObject({ verdict: 'ok', found: 'semicolon' });
 			expect(byTopic(findings, 'CSV Header Row on Later Pages')).toMatchObject({ verdict: 'ok', found: 'first' });
+			expect(byTopic(findings, 'CSV Byte Order Mark and Line Ends')).toMatchObject({ verdict: 'info', found: 'BOM, CRLF' });
+			expect(byTopic(findings, 'Decisions List Shape')).toMatchObject({ verdict: 'info', found: 'JSON lines (one row a line)' });
+			expect(byTopic(findings, 'Error Body Shape')).toMatchObject({ verdict: 'info', found: 'RFC 9457 problem details (application/problem+json)' });
 			expect(message).toContain('Set Cursor Parameter to `after`');
 			expect(message).toContain('Set JSON Format Value to `application/json`');
 			expect(message).toContain('Set Request Names > Exports > JSON Format Parameter to `output`');

@@ -60,7 +60,7 @@ export async function checkJsonFormat(budget: ProbeBudget, current: Current): Pr
 					continue;
 				}
 			}
-			const evidence = `${outcomes.join('; ')}; ${requestShown(ask(name, value))} answered ${answerShown(result.answer)}: JSON.`;
+			const evidence = `${requestShown(ask(name, value))} answered ${answerShown(result.answer)}: JSON. Before: ${outcomes.join('; ')}.`;
 			return [
 				value === valueNow
 					? finding(VALUE_TOPIC, 'ok', evidence, { settings: valueSettings, current: valueNow, found: value })

@@ -48,7 +48,7 @@ export async function checkWindow(budget: ProbeBudget, current: Current): Promis
 		const answer = result.answer;
 		if (succeeded(answer) && !sameBody(answer, all.answer)) {
 			const got = rowsOf(answer);
-			const evidence = `${outcomes.join('; ')}; ${requestShown(request)} answered ${got === undefined ? 'other rows' : `${got} rows`}: the Service reads the window under ${name}.`;
+			const evidence = `${requestShown(request)} answered ${got === undefined ? 'other rows' : `${got} rows`}${rows === undefined ? '' : ` where no window gives ${rows}`}: the Service reads the window under ${name}. Before: ${outcomes.join('; ')}.`;
 			if (name === now) return done(finding(TOPIC, 'ok', evidence, { settings, current: now, found: name }));
 			return done(finding(TOPIC, 'change', evidence, { settings: [nameSetting('export.window', name)], current: now, found: name }));
 		}
@@ -67,7 +67,7 @@ export async function checkWindow(budget: ProbeBudget, current: Current): Promis
 			const second = await budget.ask(request2);
 			if (!second.answer) return done(cannotTell(TOPIC, `${outcomes.join('; ')}; then ${second.spent ?? second.failed}`, settings, now));
 			if (succeeded(second.answer) && !sameBody(second.answer, all.answer)) {
-				const evidence = `${outcomes.join('; ')}; ${requestShown(request2)} answered other rows: the Service reads the window under ${next}.`;
+				const evidence = `${requestShown(request2)} answered other rows than no window: the Service reads the window under ${next}. Before: ${outcomes.join('; ')}.`;
 				if (next === now) return done(finding(TOPIC, 'ok', evidence, { settings, current: now, found: next }));
 				return done(finding(TOPIC, 'change', evidence, { settings: [nameSetting('export.window', next)], current: now, found: next }));
 			}
