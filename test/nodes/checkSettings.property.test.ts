@@ -9,7 +9,7 @@ import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
 import { settingsCheckProbe } from '../harness/settingsCheckProbe';
 import { dialect } from '../property/dialects';
 import { runs } from '../property/fc';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox } from '../sandbox';
 import { dialogFields, requestSettings, signInSettings } from '../sandbox/credential';
 import type { Dialect } from '../sandbox/dialect';
 import { nameFor } from '../sandbox/requestDialect';
@@ -47,7 +47,7 @@ function needed(drawn: Dialect): Map<string, unknown> {
 
 const topic = (findings: Finding[], name: string) => findings.find((entry) => entry.topic === name)!;
 
-async function reader(sandbox: Sandbox, credential: ICredentialDataDecryptedObject, parameters: INodeParameters) {
+async function reader(credential: ICredentialDataDecryptedObject, parameters: INodeParameters) {
 	return await runWorkflow(readerWorkflow(parameters), { credentials: { serviceApi: credential } });
 }
 
@@ -100,16 +100,16 @@ describe('Check Settings on generated Service dialects', () => {
 						pageSizeParameter: pageSize.found!,
 						pageSize: 3,
 					};
-					const items = await reader(sandbox, fixed, getMany('portfolio', { returnAll: true }));
+					const items = await reader(fixed, getMany('portfolio', { returnAll: true }));
 					expect(items.error(READER)).toBeUndefined();
 					expect(items.output(READER).map((item) => item.json)).toEqual(portfolioCsvRows(sandbox));
 					if (jsonFound) {
-						const json = await reader(sandbox, fixed, getMany('portfolio', { returnAll: true, format: 'json' }));
+						const json = await reader(fixed, getMany('portfolio', { returnAll: true, format: 'json' }));
 						expect(json.error(READER)).toBeUndefined();
 						expect(json.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, '/v1/reader/exports/portfolio?format=json'));
 					}
 					if (window.verdict !== 'unknown') {
-						const expiries = await reader(sandbox, fixed, getMany('expiry', { returnAll: true, window: '30' }));
+						const expiries = await reader(fixed, getMany('expiry', { returnAll: true, window: '30' }));
 						expect(expiries.error(READER)).toBeUndefined();
 						const in30 = await serviceJsonRows(sandbox, '/v1/reader/exports/expiries?format=json&window=30');
 						expect(expiries.output(READER).length).toBe(in30.length);
