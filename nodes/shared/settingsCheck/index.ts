@@ -26,6 +26,16 @@ export { applyFindings } from './apply';
 /** The findings after sign-in that cannot be asked, each `unknown` saying why. */
 const LATER_TOPICS = ['Page Size Parameter', 'Cursor Parameter', 'CSV Delimiter', 'CSV Header Row on Later Pages', 'JSON Format Value', 'JSON Format Parameter', 'Window Parameter'];
 
+/** A check that throws (a Service's answer no reader foresaw) is `unknown` saying so; the other checks still run. */
+async function safely<T>(topics: readonly string[], step: () => Promise<T> | T, wrap: (found: T) => Finding[]): Promise<Finding[]> {
+	try {
+		return wrap(await step());
+	} catch (error) {
+		const message = error instanceof Error ? error.message : String(error);
+		return topics.map((topic) => cannotTell(topic, `the check could not read the Service's answers (${message.length > 160 ? `${message.slice(0, 160)}…` : message})`));
+	}
+}
+
 /** Runs every check within PROBE_LIMITS (GETs only), in a fixed order; a check the budget leaves no room for is `unknown`, saying so. */
 export async function checkSettings(probe: Probe, credential: CheckedCredential, now: () => number = Date.now, limits: Limits = PROBE_LIMITS): Promise<Finding[]> {
 	const budget = new ProbeBudget(probe, now, limits);
@@ -52,15 +62,20 @@ export async function checkSettings(probe: Probe, credential: CheckedCredential,
 		return [...findings, ...notChecked(current)];
 	}
 	const pages: Pages = { sizeQuery: [], ...(base.path === PATHS.portfolio ? { unasked: base.answer } : {}) };
-	findings.push(await checkPageSize(budget, current, pages));
-	findings.push(await checkCursor(budget, current, pages));
-	findings.push(...checkCsv(current, pages));
-	findings.push(...(await checkJsonFormat(budget, current)));
-	const window = await checkWindow(budget, current);
-	findings.push(window.finding);
-	findings.push(await checkUnknownParameter(budget, window));
-	findings.push(...(await checkListShapes(budget)));
-	findings.push(await checkErrorShape(budget));
+	const one = (found: Finding) => [found];
+	const many = (found: Finding[]) => found;
+	findings.push(...(await safely(['Page Size Parameter'], () => checkPageSize(budget, current, pages), one)));
+	findings.push(...(await safely(['Cursor Parameter'], () => checkCursor(budget, current, pages), one)));
+	findings.push(...(await safely(['CSV Delimiter', 'CSV Header Row on Later Pages'], () => checkCsv(current, pages), many)));
+	findings.push(...(await safely(['JSON Format Value', 'JSON Format Parameter'], () => checkJsonFormat(budget, current), many)));
+	let window = { refused: [] as string[], ignored: [] as string[] };
+	findings.push(...(await safely(['Window Parameter'], () => checkWindow(budget, current), (result) => {
+		window = result;
+		return [result.finding];
+	})));
+	findings.push(...(await safely(['Unknown Query Parameters'], () => checkUnknownParameter(budget, window), one)));
+	findings.push(...(await safely(['Decisions List Shape', 'Statements List Shape'], () => checkListShapes(budget), many)));
+	findings.push(...(await safely(['Error Body Shape'], () => checkErrorShape(budget), one)));
 	findings.push(rateLimitFinding(budget));
 	findings.push(...notChecked(current));
 	return findings;
