@@ -189,3 +189,35 @@ describe('bounds', () => {
 		expect(topic(findings, 'Statements List Shape').verdict).toBe('info');
 	});
 });
+
+describe('the message and the applied settings', () => {
+	const signedIn: Finding = { topic: 'Sign-in', settings: [], verdict: 'ok', evidence: 'The token was accepted.', found: 'Authorization: Bearer <token>' };
+	const clear: Finding = {
+		topic: 'Page Size Parameter',
+		settings: [{ field: 'pageSizeParameter', label: 'Page Size Parameter', value: '' }],
+		verdict: 'change',
+		evidence: 'Page Size Parameter `per_page` is refused and no other name was found.',
+		current: 'per_page',
+		found: '',
+	};
+
+	test('ok only with sign-in working and nothing to change; a cleared setting is said as cleared', () => {
+		expect(settingsMessage([signedIn]).ok).toBe(true);
+		expect(settingsMessage([{ ...signedIn, verdict: 'unknown' }]).ok).toBe(false);
+		expect(settingsMessage([]).ok).toBe(false);
+		const { ok, message } = settingsMessage([signedIn, clear]);
+		expect(ok).toBe(false);
+		expect(message.split('\n')).toEqual([
+			'Works: Sign-in (Authorization: Bearer <token>).',
+			'Change one setting (Advanced Settings in the Service API credential):',
+			'- Clear Page Size Parameter. Page Size Parameter `per_page` is refused and no other name was found.',
+		]);
+	});
+
+	test('applyFindings sets changes only, keeps every other field, and leaves its input as it was', () => {
+		const advanced = { cursorParameter: 'cursor', pageSizeParameter: 'per_page', maxPages: 5 };
+		const applied = applyFindings(advanced, [signedIn, clear, { ...clear, verdict: 'unknown', settings: [{ field: 'cursorParameter', label: 'Cursor Parameter', value: 'next' }] }]);
+		expect(applied).toEqual({ advancedSettings: true, cursorParameter: 'cursor', pageSizeParameter: '', maxPages: 5 });
+		expect(advanced).toEqual({ cursorParameter: 'cursor', pageSizeParameter: 'per_page', maxPages: 5 });
+	});
+});
