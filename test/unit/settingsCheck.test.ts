@@ -221,3 +221,14 @@ describe('the message and the applied settings', () => {
 		expect(advanced).toEqual({ cursorParameter: 'cursor', pageSizeParameter: 'per_page', maxPages: 5 });
 	});
 });
+
+describe('sign-in behind a gateway', () => {
+	test('a 403 whose words name a key header, confirmed by one request, is a change', async () => {
+		const service = fakeService({
+			before: (request) => (request.fields?.authHeaderName === 'X-Gateway-Key' ? undefined : jsonAnswer(403, { message: 'Forbidden: missing X-Gateway-Key header' })),
+		});
+		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} });
+		expect(topic(findings, 'Sign-in')).toMatchObject({ verdict: 'change', found: 'X-Gateway-Key: <token>' });
+		expect(topic(findings, 'Cursor Parameter')).toMatchObject({ verdict: 'ok' });
+	});
+});

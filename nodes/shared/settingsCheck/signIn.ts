@@ -38,6 +38,23 @@ export async function checkSignIn(budget: ProbeBudget, current: Current, first: 
 		return { finding: finding(SIGN_IN_TOPIC, 'ok', `The token sent as ${sent} was accepted: GET ${path} answered ${answerShown(first)}.`, { settings: settingsNow, current: sent, found: sent }), signedIn: true };
 	}
 	if (first.status === 403) {
+		// A gateway may answer a missing key with 403 and words naming its header ("Missing X-Api-Key"): tried once.
+		const { code, message } = readErrorBody(plainText(first));
+		const named = wantedSignIn('', `${code ?? ''} ${message ?? ''}`);
+		if (named !== undefined && !sameSignIn(named, current.signIn)) {
+			const confirm = await budget.ask({ path, fields: signInFields(named) });
+			if (confirm.answer && succeeded(confirm.answer)) {
+				Object.assign(budget.fields, signInFields(named));
+				return {
+					finding: finding(SIGN_IN_TOPIC, 'change', `GET ${path} answered ${answerShown(first)}, naming ${named.form === 'header' ? named.header : 'another sign-in'}; sent as ${signInShown(named)} the token was accepted (${answerShown(confirm.answer)}).`, {
+						settings: signInSettings(named),
+						current: sent,
+						found: signInShown(named),
+					}),
+					signedIn: true,
+				};
+			}
+		}
 		return {
 			finding: finding(SIGN_IN_TOPIC, 'unknown', `The token sent as ${sent} was accepted, but it is not allowed to read ${path}: the Service answered ${answerShown(first)}. Ask a reader admin for a token with the rights the nodes need.`, { settings: settingsNow, current: sent }),
 			signedIn: true,
