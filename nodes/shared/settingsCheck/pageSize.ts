@@ -35,9 +35,10 @@ function dataRows(answer: ProbeAnswer): number | undefined {
 export async function checkPageSize(budget: ProbeBudget, current: Current, pages: Pages): Promise<Finding> {
 	const settings = [setting('pageSizeParameter', current.pageSizeParameter)];
 	const now = current.pageSizeParameter;
-	const unasked = pages.unasked ?? (await budget.ask({ path: PATHS.portfolio, query: [['format', 'csv']] })).answer;
+	const asking = pages.unasked === undefined ? await budget.ask({ path: PATHS.portfolio, query: [['format', 'csv']] }) : { answer: pages.unasked };
+	const unasked = asking.answer;
 	if (unasked === undefined) {
-		pages.problem = budget.spent() ?? 'the portfolio export could not be asked';
+		pages.problem = asking.spent ?? asking.failed ?? 'the portfolio export could not be asked';
 		return cannotTell(TOPIC, pages.problem, settings, now);
 	}
 	pages.unasked = unasked;
