@@ -6,10 +6,10 @@ import { settingsCheckProbe } from '../harness/settingsCheckProbe';
 // test/nodes runs twice: the default dialect, then the alt one (SANDBOX_DIALECT).
 const sandbox = useSandbox();
 
-async function check(advanced: Record<string, unknown> = {}) {
-	const counting = settingsCheckProbe({ baseUrl: sandbox.baseUrl, accessToken: sandbox.tokens.reader, ...(Object.keys(advanced).length ? { advancedSettings: true, ...advanced } : {}) }, sandbox.ca);
+async function check(advanced: Record<string, unknown> = {}, baseUrl = sandbox.baseUrl) {
+	const counting = settingsCheckProbe({ baseUrl, accessToken: sandbox.tokens.reader, ...(Object.keys(advanced).length ? { advancedSettings: true, ...advanced } : {}) }, sandbox.ca);
 	try {
-		const findings = await checkSettings(counting.probe, { baseUrl: sandbox.baseUrl, advanced });
+		const findings = await checkSettings(counting.probe, { baseUrl, advanced });
 		return { findings, asked: counting.asked };
 	} finally {
 		counting.close();
@@ -79,5 +79,20 @@ describe('Check Settings against the sandbox', () => {
 		const { findings } = await check(applied);
 		expect(changes(findings)).toEqual([]);
 		expect(settingsMessage(findings).ok).toBe(true);
+	});
+
+	test('a Base URL pasted with /v1/reader: the Base URL to enter, and every later request sent there', async () => {
+		const { findings, asked } = await check({}, `${sandbox.baseUrl}/v1/reader`);
+		expect(byTopic(findings, 'Base URL')).toMatchObject({ verdict: 'change', found: sandbox.baseUrl, current: `${sandbox.baseUrl}/v1/reader` });
+		expect(byTopic(findings, 'Sign-in')?.verdict).toBe('ok');
+		expect(settingsMessage(findings).message).toContain(`Set Base URL to \`${sandbox.baseUrl}\``);
+		const received = sandbox.control.requests();
+		expect(received.slice(0, 3).map((r) => [r.path, r.status])).toEqual([
+			['/v1/reader/v1/reader/webhooks/catalogue', 404],
+			['/v1/reader/v1/reader/exports/portfolio', 404],
+			['/v1/reader/webhooks/catalogue', 200],
+		]);
+		expect(received.slice(3).every((r) => !r.path.startsWith('/v1/reader/v1/'))).toBe(true);
+		expect(asked.length).toBeLessThanOrEqual(PROBE_LIMITS.requests);
 	});
 });
