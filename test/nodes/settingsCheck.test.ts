@@ -1,5 +1,8 @@
 import { applyFindings, checkSettings, PROBE_LIMITS, settingsMessage, type Finding } from '../../nodes/shared/settingsCheck';
 import { useSandbox } from '../sandbox/useSandbox';
+import { startSandbox } from '../sandbox';
+import { defaultDialect } from '../sandbox/dialect';
+import { trustCa } from '../tls/trust';
 import { settingsCheckProbe } from '../harness/settingsCheckProbe';
 
 // Check Settings against the sandbox as a new user's credential holds it: Base URL and token only.
@@ -94,5 +97,29 @@ describe('Check Settings against the sandbox', () => {
 		]);
 		expect(received.slice(3).every((r) => !r.path.startsWith('/v1/reader/v1/'))).toBe(true);
 		expect(asked.length).toBeLessThanOrEqual(PROBE_LIMITS.requests);
+	});
+
+	test.each([
+		['ignores', 'ignore', 'unknown'],
+		['refuses', 'refuse', 'change'],
+	] as const)('a window named __proto__ by a Service that %s unknown names: %s', async (_words, unknownNames, verdict) => {
+		const own = await startSandbox({ dialect: { ...defaultDialect, request: { ...defaultDialect.request, names: { 'export.window': '__proto__' }, unknownNames } } });
+		try {
+			trustCa(own.ca);
+			const counting = settingsCheckProbe({ baseUrl: own.baseUrl, accessToken: own.tokens.reader }, own.ca);
+			const findings = await checkSettings(counting.probe, { baseUrl: own.baseUrl, advanced: {} }).finally(() => counting.close());
+			const window = byTopic(findings, 'Window Parameter')!;
+			expect(window.verdict).toBe(verdict);
+			if (verdict === 'change') {
+				// Found because the refusal quotes it, and proposed because its answer differs.
+				expect(window.found).toBe('__proto__');
+				expect(applyFindings({}, findings)).toEqual({ advancedSettings: true, requestNames: { name: [{ concept: 'export.window', serviceName: '__proto__' }] } });
+			} else {
+				expect(window.evidence).toContain('cannot be told from these answers');
+				expect(applyFindings({}, findings)).toEqual({});
+			}
+		} finally {
+			await own.close();
+		}
 	});
 });

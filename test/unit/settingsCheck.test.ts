@@ -232,3 +232,27 @@ describe('sign-in behind a gateway', () => {
 		expect(topic(findings, 'Cursor Parameter')).toMatchObject({ verdict: 'ok' });
 	});
 });
+
+describe('names a refusal quotes', () => {
+	test('a cursor name outside the list, quoted by the refusal, is tried next and proposed once its page differs', async () => {
+		const service = fakeService({ cursorName: 'pageToken', refuses: ['cursor'], before: (request) => {
+			const query = new Map(request.query ?? []);
+			return query.has('cursor') ? jsonAnswer(400, { error: { code: 'invalid_parameter', message: 'Unknown parameter "cursor": send the cursor as "pageToken".' } }) : undefined;
+		} });
+		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} });
+		expect(topic(findings, 'Cursor Parameter')).toMatchObject({ verdict: 'change', found: 'pageToken' });
+		// Tried right after the refusal, before the common names.
+		const cursorNames = service.asked.filter((r) => r.query?.some(([, value]) => value === '2') && r.query.length === 3).map((r) => r.query![2][0]);
+		expect(cursorNames).toEqual(['cursor', 'pageToken']);
+	});
+
+	test('a quoted word that is no name (a number, a sentence) is not tried', async () => {
+		const service = fakeService({ windowName: 'horizon', refuses: ['window'], rows: 12, before: (request) => {
+			const query = new Map(request.query ?? []);
+			return query.has('window') ? jsonAnswer(400, { error: { code: 'invalid', message: 'got "30"; see "the docs"' } }) : undefined;
+		} });
+		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} });
+		expect(topic(findings, 'Window Parameter').verdict).toBe('unknown');
+		expect(service.asked.some((r) => r.query?.some(([name]) => name === '30' || name === 'the docs'))).toBe(false);
+	});
+});

@@ -86,6 +86,13 @@ export function serviceWords(answer: ProbeAnswer): string {
 	return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
+/** The Service's words in a refusal, whole (up to 2,000 characters): where a quoted name may stand. */
+export function refusalWords(answer: ProbeAnswer): string {
+	if (answer.status < 400 || isHtml(answer)) return '';
+	const { code, message } = readErrorBody(plainText(answer));
+	return `${code ?? ''} ${message ?? ''}`.slice(0, 2000);
+}
+
 /** "404 (not_found: No such route)" or "200 (text/csv)". */
 export function answerShown(answer: ProbeAnswer): string {
 	const words = serviceWords(answer);
@@ -141,10 +148,66 @@ export function sameBody(a: ProbeAnswer, b: ProbeAnswer): boolean {
 	return plainText(a) === plainText(b);
 }
 
-/** Names of `candidates` the Service's words quote, first; then the rest, in order. */
-export function quotedFirst(candidates: readonly string[], words: string): string[] {
-	const quoted = candidates.filter((name) => words.includes(`"${name}"`) || words.includes(`\`${name}\``) || words.includes(`'${name}'`));
-	return [...quoted, ...candidates.filter((name) => !quoted.includes(name))];
+const NAME_CHARS = new Set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.[]');
+const QUOTES: ReadonlyMap<string, string> = new Map([['"', '"'], ['`', '`'], ["'", "'"], ['\u201c', '\u201d']]);
+
+/** Names shaped like a query parameter (a letter or `_` first) that the words quote (`"page_token"`), in order: one linear pass. */
+export function quotedNames(words: string): string[] {
+	const out: string[] = [];
+	let i = 0;
+	while (i < words.length) {
+		const close = QUOTES.get(words[i]);
+		if (close === undefined) {
+			i++;
+			continue;
+		}
+		const end = words.indexOf(close, i + 1);
+		if (end < 0) break;
+		const inner = words.slice(i + 1, end);
+		const first = inner[0] ?? '';
+		const named = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first === '_';
+		if (named && inner.length <= 40 && [...inner].every((c) => NAME_CHARS.has(c)) && !out.includes(inner)) out.push(inner);
+		i = end + 1;
+	}
+	return out;
+}
+
+/**
+ * The names a check tries, in order: its list, with a name a refusal quotes moved (or, at most
+ * `maxHeard` times, added) to the front. A name is only proposed once an answer shows it working.
+ */
+export class NameQueue {
+	private readonly queue: string[];
+	private readonly tried = new Set<string>();
+	private heardCount = 0;
+
+	constructor(names: readonly string[], private readonly maxHeard = 2) {
+		this.queue = unique(names);
+	}
+
+	next(): string | undefined {
+		for (let name = this.queue.shift(); name !== undefined; name = this.queue.shift()) {
+			if (!this.tried.has(name)) {
+				this.tried.add(name);
+				return name;
+			}
+		}
+		return undefined;
+	}
+
+	/** The words of a refusal: the names they quote that were not tried go next. */
+	heard(words: string, notNames: readonly string[] = []): void {
+		const front: string[] = [];
+		for (const name of quotedNames(words)) {
+			if (this.tried.has(name) || notNames.includes(name)) continue;
+			const at = this.queue.indexOf(name);
+			if (at >= 0) this.queue.splice(at, 1);
+			else if (this.heardCount < this.maxHeard) this.heardCount++;
+			else continue;
+			front.push(name);
+		}
+		this.queue.unshift(...front);
+	}
 }
 
 export function unique<T>(values: readonly T[]): T[] {

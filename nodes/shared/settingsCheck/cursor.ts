@@ -5,7 +5,7 @@
  * page: the finding says it cannot tell.
  */
 import type { ProbeBudget } from './budget';
-import { answerShown, NEXT_CURSOR, PATHS, quotedFirst, requestShown, sameBody, serviceWords, succeeded, unique } from './answers';
+import { answerShown, NameQueue, NEXT_CURSOR, PATHS, refusalWords, requestShown, sameBody, serviceWords, succeeded } from './answers';
 import { cannotTell, finding, setting } from './current';
 import type { Current } from './current';
 import type { Pages } from './pageSize';
@@ -26,19 +26,20 @@ export async function checkCursor(budget: ProbeBudget, current: Current, pages: 
 	}
 	const base: Array<[string, string]> = [['format', 'csv'], ...pages.sizeQuery];
 	const outcomes: string[] = [];
-	let words = '';
-	for (const name of unique([now, ...quotedFirst(CURSOR_CANDIDATES, words)])) {
+	const names = new NameQueue([now, ...CURSOR_CANDIDATES]);
+	for (let name = names.next(); name !== undefined; name = names.next()) {
 		const request = { path: PATHS.portfolio, query: [...base, [name, cursor]] as Array<[string, string]> };
 		const result = await budget.ask(request);
 		if (!result.answer) return cannotTell(TOPIC, `${outcomes.length ? `${outcomes.join('; ')}; then ` : ''}${result.spent ?? result.failed}`, settings, now);
 		const answer = result.answer;
 		if (succeeded(answer) && !sameBody(answer, first)) {
 			pages.second = answer;
-			const evidence = `The first page's X-Service-Next-Cursor sent back as ${requestShown(request)} gave another page (${answerShown(answer)})${outcomes.length ? `; ${outcomes.join('; ')}` : ''}.`;
+			const evidence = `The first page's X-Service-Next-Cursor sent back as ${requestShown(request)} gave another page (${answerShown(answer)}).${outcomes.length ? ` Before: ${outcomes.join('; ')}.` : ''}`;
 			if (name === now) return finding(TOPIC, 'ok', evidence, { settings, current: now, found: name });
 			return finding(TOPIC, 'change', evidence, { settings: [setting('cursorParameter', name)], current: now, found: name });
 		}
-		words = serviceWords(answer);
+		const words = serviceWords(answer);
+		names.heard(refusalWords(answer));
 		outcomes.push(succeeded(answer) ? `under ${name} the first page came again (ignored)` : `under ${name} it was refused (${answer.status}${words ? `: "${words}"` : ''})`);
 	}
 	return finding(TOPIC, 'unknown', `No name tried fetched a second page: ${outcomes.join('; ')}. The Service reads the cursor under a name not tried.`, { settings, current: now });

@@ -7,7 +7,7 @@
  * ignored name with JSON too.
  */
 import type { ProbeBudget } from './budget';
-import { answerShown, isJsonAnswer, PATHS, quotedFirst, requestShown, serviceWords, unique } from './answers';
+import { answerShown, isJsonAnswer, NameQueue, PATHS, refusalWords, requestShown, serviceWords, unique } from './answers';
 import { cannotTell, currentName, finding, nameSetting, setting } from './current';
 import type { Current } from './current';
 import type { Finding } from './types';
@@ -37,16 +37,17 @@ export async function checkJsonFormat(budget: ProbeBudget, current: Current): Pr
 		];
 	}
 	const words = serviceWords(first.answer);
-	const names = unique([nameNow, ...quotedFirst(JSON_FORMAT_NAMES, words)]);
-	const values = unique([valueNow, ...quotedFirst(JSON_FORMAT_VALUES, words)]);
+	const values = unique([valueNow, ...JSON_FORMAT_VALUES]);
+	const names = new NameQueue([nameNow, ...JSON_FORMAT_NAMES]);
+	names.heard(refusalWords(first.answer), values);
 	const outcomes: string[] = [asked];
-	const ignored = new Set<string>();
-	for (const name of names) {
+	for (let name = names.next(); name !== undefined; name = names.next()) {
 		for (const value of values) {
-			if ((name === nameNow && value === valueNow) || ignored.has(name)) continue;
+			if (name === nameNow && value === valueNow) continue;
 			const result = await budget.ask(ask(name, value));
 			if (!result.answer) return unknown(`${outcomes.join('; ')}; then ${result.spent ?? result.failed}`);
 			if (!isJsonAnswer(result.answer)) {
+				names.heard(refusalWords(result.answer), values);
 				outcomes.push(`${name}=${value}: ${answerShown(result.answer)}`);
 				continue;
 			}
@@ -55,9 +56,8 @@ export async function checkJsonFormat(budget: ProbeBudget, current: Current): Pr
 				if (!control.answer) return unknown(`${outcomes.join('; ')}; then ${control.spent ?? control.failed}`);
 				if (isJsonAnswer(control.answer)) {
 					// JSON whatever the value: the Service ignores this name and answers JSON by default.
-					ignored.add(name);
 					outcomes.push(`${name}=${value} and ${name}=${NOT_A_FORMAT} both answered JSON (the name is ignored)`);
-					continue;
+					break;
 				}
 			}
 			const evidence = `${requestShown(ask(name, value))} answered ${answerShown(result.answer)}: JSON. Before: ${outcomes.join('; ')}.`;

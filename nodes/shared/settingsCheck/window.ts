@@ -5,7 +5,7 @@
  * A 4xx rules a name out; none differing is `unknown`, never a guess.
  */
 import type { ProbeBudget } from './budget';
-import { answerShown, PATHS, quotedFirst, readCsv, requestShown, sameBody, serviceWords, succeeded, unique } from './answers';
+import { answerShown, NameQueue, PATHS, readCsv, refusalWords, requestShown, sameBody, serviceWords, succeeded } from './answers';
 import { cannotTell, currentName, finding, nameSetting } from './current';
 import type { Current } from './current';
 import type { Finding, ProbeAnswer } from './types';
@@ -39,9 +39,8 @@ export async function checkWindow(budget: ProbeBudget, current: Current): Promis
 	if (!succeeded(all.answer)) return done(cannotTell(TOPIC, asked, settings, now));
 	const rows = rowsOf(all.answer);
 	const outcomes: string[] = [`${asked}${rows === undefined ? '' : ` with ${rows} rows`}`];
-	let words = '';
-	for (const name of unique([now, ...WINDOW_CANDIDATES])) {
-		if (refused.includes(name) || ignored.includes(name)) continue;
+	const names = new NameQueue([now, ...WINDOW_CANDIDATES]);
+	for (let name = names.next(); name !== undefined; name = names.next()) {
 		const request = { path: PATHS.expiries, query: [['format', 'csv'], [name, WINDOW]] as Array<[string, string]> };
 		const result = await budget.ask(request);
 		if (!result.answer) return done(cannotTell(TOPIC, `${outcomes.join('; ')}; then ${result.spent ?? result.failed}`, settings, now));
@@ -57,22 +56,9 @@ export async function checkWindow(budget: ProbeBudget, current: Current): Promis
 			outcomes.push(`${name}=${WINDOW}: the same rows (ignored)`);
 		} else {
 			refused.push(name);
-			words = serviceWords(answer);
+			const words = serviceWords(answer);
+			names.heard(refusalWords(answer));
 			outcomes.push(`${name}=${WINDOW}: refused (${answer.status}${words ? `: "${words}"` : ''})`);
-		}
-		// A refusal quoting a candidate (`asked for with "days"`) puts it next: the loop below reorders nothing already asked.
-		const next = quotedFirst(WINDOW_CANDIDATES, words).find((candidate) => !refused.includes(candidate) && !ignored.includes(candidate) && words.includes(`"${candidate}"`));
-		if (next !== undefined) {
-			const request2 = { path: PATHS.expiries, query: [['format', 'csv'], [next, WINDOW]] as Array<[string, string]> };
-			const second = await budget.ask(request2);
-			if (!second.answer) return done(cannotTell(TOPIC, `${outcomes.join('; ')}; then ${second.spent ?? second.failed}`, settings, now));
-			if (succeeded(second.answer) && !sameBody(second.answer, all.answer)) {
-				const evidence = `${requestShown(request2)} answered other rows than no window: the Service reads the window under ${next}. Before: ${outcomes.join('; ')}.`;
-				if (next === now) return done(finding(TOPIC, 'ok', evidence, { settings, current: now, found: next }));
-				return done(finding(TOPIC, 'change', evidence, { settings: [nameSetting('export.window', next)], current: now, found: next }));
-			}
-			(succeeded(second.answer) ? ignored : refused).push(next);
-			outcomes.push(`${next}=${WINDOW}: ${succeeded(second.answer) ? 'the same rows (ignored)' : `refused (${second.answer.status})`}`);
 		}
 	}
 	const evidence = `No name tried changed the expiries export's rows: ${outcomes.join('; ')}. The window's name cannot be told from these answers${rows === 0 ? ' (the export is empty)' : ''}: if Window finds rows outside the window asked for, the node fails naming Expiries > Window Parameter.`;
