@@ -61,7 +61,7 @@ export interface FindingSetting {
 export interface Finding {
 	/** What was checked, in the user's words: "Sign-in", "Base URL", "Cursor Parameter", "CSV Delimiter"... */
 	topic: string;
-	/** The credential field(s) a change goes to, as stored (`cursorParameter`), with the value to store; empty for info. */
+	/** The credential field(s) the finding is about: for `change` the value to store (applyFindings), for `ok` and `unknown` the value now, for `info` the value found (Page Size Parameter); empty where no setting applies. */
 	settings: ReadonlyArray<FindingSetting>;
 	verdict: Verdict;
 	/** The value found, as the user would type it (undefined when unknown). */
@@ -75,5 +75,6 @@ export interface Finding {
 /** The credential as the check sees it: Base URL and the Advanced Settings fields (never the token). */
 export interface CheckedCredential {
 	baseUrl: string;
+	/** As credentials/advancedSettings.ts `advancedSettings()` reads them (nothing while the switch is off), without `accessToken`. */
 	advanced: Readonly<Record<string, unknown>>;
 }
