@@ -14,6 +14,8 @@ export interface ProbeRequest {
 	query?: ReadonlyArray<readonly [string, string]>;
 	/** Credential fields changed for this request only (Send Token As, Token Header Name, Token Scheme, Base URL). */
 	fields?: FieldOverrides;
+	/** The longest this request may take: the time the check has left, at most PROBE_LIMITS.requestMs (set by the engine). */
+	timeoutMs?: number;
 }
 
 export interface ProbeAnswer {
@@ -43,11 +45,24 @@ export type Verdict =
 	/** Seen and reported for the user's information; no setting to change. */
 	| 'info';
 
+/** One credential field a finding is about, with the value to store (for `change`) or found. */
+export interface FindingSetting {
+	/** The credential field as stored (`cursorParameter`); `requestNames` for a Request Names row. */
+	field: string;
+	/** The label the credential dialog shows (`Cursor Parameter`, `Request Names > Exports > JSON Format Parameter`). */
+	label: string;
+	value: string | number | boolean;
+	/** For `requestNames`: the row's Sent For (`export.window`); `value` is its Service Name. */
+	concept?: string;
+	/** For an options field: the option's name as the dialog shows it (`Another Header`). */
+	shown?: string;
+}
+
 export interface Finding {
 	/** What was checked, in the user's words: "Sign-in", "Base URL", "Cursor Parameter", "CSV Delimiter"... */
 	topic: string;
-	/** The credential field(s) a change goes to, as stored (`cursorParameter`), with the value to store; empty for info. */
-	settings: ReadonlyArray<{ field: string; label: string; value: string | number | boolean }>;
+	/** The credential field(s) the finding is about: for `change` the value to store (applyFindings), for `ok` and `unknown` the value now, for `info` the value found (Page Size Parameter); empty where no setting applies. */
+	settings: ReadonlyArray<FindingSetting>;
 	verdict: Verdict;
 	/** The value found, as the user would type it (undefined when unknown). */
 	found?: string;
@@ -60,5 +75,6 @@ export interface Finding {
 /** The credential as the check sees it: Base URL and the Advanced Settings fields (never the token). */
 export interface CheckedCredential {
 	baseUrl: string;
+	/** As credentials/advancedSettings.ts `advancedSettings()` reads them (nothing while the switch is off), without `accessToken`. */
 	advanced: Readonly<Record<string, unknown>>;
 }
