@@ -33,7 +33,7 @@ export function settingsMessage(findings: readonly Finding[]): { ok: boolean; me
 	const signInShown = signIn !== undefined && signIn.verdict !== 'ok' && signIn.verdict !== 'change';
 	if (ok) lines.push('The credential is right for what a read-only check can see.');
 	if (signInShown) lines.push(`Sign-in: ${short(signIn.evidence)}`);
-	if (!ok && changes.length === 0) lines.push('No setting to change was found, but the credential is not right until sign-in is (see above).');
+	if (!ok && changes.length === 0 && !signInShown) lines.push('No setting to change was found, but the credential is not right until sign-in is.');
 	if (works.length > 0) lines.push(`Works: ${works.map((entry) => (entry.found !== undefined && entry.found !== '' ? `${entry.topic} (${entry.found})` : entry.topic)).join(', ')}.`);
 	if (changes.length > 0) {
 		lines.push(`Change ${changes.length === 1 ? 'one setting' : `${changes.length} settings`} (Advanced Settings in the Service API credential):`);
@@ -41,7 +41,10 @@ export function settingsMessage(findings: readonly Finding[]): { ok: boolean; me
 	}
 	if (unknown.length > 0) {
 		lines.push('Could not tell:');
-		for (const entry of unknown) lines.push(`- ${entry.topic}: ${short(entry.evidence)}`);
+		// Findings stopped for one reason (sign-in failed, the budget spent) are said once, together.
+		const byReason = new Map<string, string[]>();
+		for (const entry of unknown) byReason.set(short(entry.evidence), [...(byReason.get(short(entry.evidence)) ?? []), entry.topic]);
+		for (const [reason, topics] of byReason) lines.push(`- ${topics.join(', ')}: ${reason}`);
 	}
 	if (notChecked.length > 0) lines.push(`Not checked (only writing would tell; the check sends GETs only): ${notChecked.map((entry) => entry.topic).join(', ')}.`);
 	return { ok, message: lines.join('\n') };

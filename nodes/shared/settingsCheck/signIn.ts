@@ -69,11 +69,11 @@ export async function checkSignIn(budget: ProbeBudget, current: Current, first: 
 	const asked = `GET ${path} answered 401${challenge ? ` with "WWW-Authenticate: ${challenge.length > 120 ? `${challenge.slice(0, 120)}…` : challenge}"` : ''}${serviceWords(first) ? ` and "${serviceWords(first)}"` : ''}`;
 	const scheme = challenge.trim().split(' ')[0] ?? '';
 	if (wanted === undefined) {
-		const more = scheme !== '' && schemeNeedsMore(scheme) ? ` It asks for ${scheme}, which a token cannot answer.` : ' It names no other way to send the token.';
-		return { finding: finding(SIGN_IN_TOPIC, 'unknown', `The token sent as ${sent} was refused: ${asked}.${more} Check the Access Token.`, { settings: settingsNow, current: sent }), signedIn: false };
+		const more = scheme !== '' && schemeNeedsMore(scheme) ? `; it asks for ${scheme}, which a token cannot answer` : ', and names no other way to send it';
+		return { finding: finding(SIGN_IN_TOPIC, 'unknown', `Check the Access Token: the Service refused it, sent as ${sent}${more}. ${asked}.`, { settings: settingsNow, current: sent }), signedIn: false };
 	}
 	if (sameSignIn(wanted, current.signIn)) {
-		return { finding: finding(SIGN_IN_TOPIC, 'unknown', `The token sent as ${sent}, the way the Service asks for it, was refused: ${asked}. Check the Access Token: it may be wrong, expired or revoked.`, { settings: settingsNow, current: sent }), signedIn: false };
+		return { finding: finding(SIGN_IN_TOPIC, 'unknown', `Check the Access Token (it may be wrong, expired or revoked): the Service refused it, sent as ${sent}, the way it asks for. ${asked}.`, { settings: settingsNow, current: sent }), signedIn: false };
 	}
 	const fields = signInFields(wanted);
 	const confirm = await budget.ask({ path, fields });
@@ -83,7 +83,7 @@ export async function checkSignIn(budget: ProbeBudget, current: Current, first: 
 	}
 	if (!succeeded(confirm.answer) && confirm.answer.status !== 403) {
 		return {
-			finding: finding(SIGN_IN_TOPIC, 'unknown', `${asked}, which asks for ${proposed}; sent that way the token was refused too (${answerShown(confirm.answer)}). Check the Access Token.`, { settings: settingsNow, current: sent }),
+			finding: finding(SIGN_IN_TOPIC, 'unknown', `Check the Access Token: the Service refused it sent as ${sent} and as ${proposed}, which its answer asks for (${answerShown(confirm.answer)}). ${asked}.`, { settings: settingsNow, current: sent }),
 			signedIn: false,
 		};
 	}

@@ -33,7 +33,8 @@ export function credentialTestProbe(context: ICredentialTestFunctions, credentia
 	const timeout = probeClock(now);
 	return async (request) => {
 		const data = credentialWithFields(credentials, request.fields);
-		const timeoutMs = timeout();
+		// The engine's own bound for this request, never past the transport's deadline.
+		const timeoutMs = Math.min(timeout(), request.timeoutMs ?? Infinity);
 		const startedAt = now();
 		const plain = legacyOptions(probeUrl(String(data.baseUrl ?? ''), request), timeoutMs);
 		// Throws before anything is sent for an http:// Base URL, another origin or an unusable Send Token As.

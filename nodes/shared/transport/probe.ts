@@ -70,7 +70,8 @@ export function nodeProbe(context: IExecuteFunctions, credentials: ICredentialDa
 	const timeout = probeClock(now);
 	return async (request) => {
 		const data = credentialWithFields(credentials, request.fields);
-		const timeoutMs = timeout();
+		// The engine's own bound for this request, never past the transport's deadline.
+		const timeoutMs = Math.min(timeout(), request.timeoutMs ?? Infinity);
 		const startedAt = now();
 		const options = streamedRequest('GET', probeUrl(String(data.baseUrl ?? ''), request), '*/*', timeoutMs);
 		let full: { statusCode: number; headers?: Record<string, unknown>; body: unknown };
