@@ -165,7 +165,7 @@ export function seed(now: Date): Seed {
 	const packs: AuditPack[] = [];
 	for (let i = 0; i < 27; i += 2) {
 		const decisionId = `dec_${pad(880 + i, 5)}`;
-		const packId = i % 4 === 0 ? `pk_${(0x3a7f00 + i * 0x111).toString(16)}` : null;
+		const packId = i % 4 === 0 || i === 26 ? `pk_${(0x3a7f00 + i * 0x111).toString(16)}` : null;
 		decisions.push({
 			decisionId, ke: companies[i].ke, outcome: outcomes[(i / 2) % outcomes.length],
 			decidedAt: iso(t - (90 - i) * DAY_MS), decidedBy: `reviewer${(i % 3) + 1}@reader.example`,
