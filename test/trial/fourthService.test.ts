@@ -2,6 +2,10 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { request } from 'node:https';
 
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+import { certificates } from '../tls/certificates';
+import { listenHttps } from '../tls/httpsServer';
 import { canonicalJson, startFourthService, type FourthService } from './fourthService';
 import { parseDelimited } from './fourthWrites';
 
@@ -16,7 +20,9 @@ let service: FourthService;
 const NOW = new Date('2026-03-10T12:00:00Z');
 
 beforeAll(async () => {
-	service = await startFourthService({ now: () => NOW });
+	// Webhook receivers in these tests present a leaf of the same test CA as the Service.
+	const { ca } = await certificates('Fourth Service test CA', { service: 'fourth-service' });
+	service = await startFourthService({ now: () => NOW, deliveryCa: ca });
 });
 afterAll(async () => {
 	await service?.close();
@@ -228,9 +234,10 @@ describe('records, verification, shares that ended', () => {
 
 describe('writes', () => {
 	test('a webhook endpoint: https only, reader admin only, the signing secret answered once', async () => {
-		const created = await postJson('/v1/reader/webhooks', { endpoint_url: 'https://hooks.reader.example/service' }, service.adminToken);
+		// Port 1 on loopback: refused at once when a later test delivers to every endpoint.
+		const created = await postJson('/v1/reader/webhooks', { endpoint_url: 'https://127.0.0.1:1/service' }, service.adminToken);
 		expect(created.status).toBe(201);
-		expect(created.json().endpoint).toMatchObject({ endpoint_url: 'https://hooks.reader.example/service', signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+		expect(created.json().endpoint).toMatchObject({ endpoint_url: 'https://127.0.0.1:1/service', signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
 		expect((await postJson('/v1/reader/webhooks', { endpoint_url: 'http://hooks.reader.example/' }, service.adminToken)).json().fault.code).toBe('https_required');
 		expect((await postJson('/v1/reader/webhooks', { endpoint_url: 'https://hooks.reader.example/' })).status).toBe(403);
 		expect((await postJson('/v1/reader/webhooks', { url: 'https://hooks.reader.example/' }, service.adminToken)).json().fault).toMatchObject({ code: 'unknown_field', fields: ['url'] });
@@ -279,5 +286,40 @@ describe('writes', () => {
 		const stored = await postJson('/v1/reader/sso', config, service.adminToken, { 'X-Passkey-Proof': service.passkeyProof });
 		expect(stored.status).toBe(200);
 		expect(stored.json().sso).toMatchObject({ ...config, unmapped_groups_grant: 'nothing' });
+	});
+
+	test('a delivery is signed as CHOICES.md says and verifies by section 5.4 with the secret answered at creation', async () => {
+		const tls = await certificates('Fourth Service test CA', { service: 'fourth-service' });
+		const received: Array<{ signature: string; raw: Buffer }> = [];
+		const receiver = await listenHttps(tls.leaves.service, (req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => {
+				received.push({ signature: String(req.headers['service-signature']), raw: Buffer.concat(chunks) });
+				res.writeHead(204).end();
+			});
+		});
+		try {
+			const created = await postJson('/v1/reader/webhooks', { endpoint_url: `${receiver.origin}/hooks`, event_types: ['share_granted'] }, service.adminToken);
+			const secret: string = created.json().endpoint.signing_secret;
+			const id = created.json().endpoint.endpoint_id;
+			// Subscribed to share_granted only; the endpoint of the test above takes every type and refuses connections.
+			expect(await service.deliver('share_revoked', { organisation: 'KE-40001000' })).not.toContainEqual(expect.objectContaining({ endpoint_id: id }));
+			const outcome = await service.deliver('share_granted', { organisation: 'KE-40001000' });
+			expect(outcome).toContainEqual({ endpoint_id: id, status: 204 });
+			expect(outcome.filter((entry) => entry.endpoint_id !== id).every((entry) => entry.status === 0)).toBe(true);
+			expect(received).toHaveLength(1);
+			const { signature, raw } = received[0];
+			const parts = new Map(signature.split(',').map((part) => part.trim().split('=', 2) as [string, string]));
+			const t = Number(parts.get('t'));
+			expect(Math.abs(t - NOW.getTime() / 1000)).toBeLessThanOrEqual(300);
+			const mac = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${t}.`).update(raw).digest();
+			const v1 = signature.slice(signature.indexOf('v1=') + 3);
+			expect(v1).toBe(mac.toString('base64'));
+			expect(timingSafeEqual(Buffer.from(v1, 'base64'), mac)).toBe(true);
+			expect(Object.keys(JSON.parse(raw.toString('utf8'))).sort()).toEqual(['alert_id', 'event_type', 'ids', 'occurred_at', 'severity']);
+		} finally {
+			await receiver.close();
+		}
 	});
 });

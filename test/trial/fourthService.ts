@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { certificates } from '../tls/certificates';
 import { listenHttps, type LocalHttpsServer } from '../tls/httpsServer';
 import { DAY_MS, seed, type Company } from './fourthData';
+import { deliver, eventBody } from './fourthDeliver';
 import {
 	checkQuery, Fault, NDJSON_TYPE, NEXT_CURSOR_HEADER, ndjsonPage, PageTokens, perPage, sendFault, sendJson, TSV_TYPE, tsvPage,
 } from './fourthWire';
@@ -23,6 +24,8 @@ export interface FourthServiceOptions {
 	now?: () => Date;
 	readerToken?: string;
 	adminToken?: string;
+	/** A CA to trust, besides the system's, when delivering webhooks (a test receiver's). */
+	deliveryCa?: string;
 }
 
 export interface FourthService {
@@ -39,6 +42,8 @@ export interface FourthService {
 	accessLog: Array<{ at: string; route: string; ke?: string }>;
 	/** Record exports, per company: what each company's own log would show. */
 	companyLogs: Map<string, string[]>;
+	/** Sends one signed event to every endpoint subscribed to its type; each endpoint's HTTP status (0: unreachable). */
+	deliver(eventType: string, ids: Record<string, string>, severity?: string): Promise<Array<{ endpoint_id: string; status: number }>>;
 	close(): Promise<void>;
 }
 
@@ -335,6 +340,7 @@ export async function startFourthService(options: FourthServiceOptions = {}): Pr
 
 	return {
 		baseUrl: `${server.origin}${PREFIX}`, origin: server.origin, ca: tls.ca, readerToken, adminToken, passkeyProof, accessLog, companyLogs,
+		deliver: (eventType, ids, severity = 'info') => deliver(state.endpoints, eventBody(eventType, ids, severity, now()), now(), options.deliveryCa),
 		close: () => server.close(),
 	};
 }
