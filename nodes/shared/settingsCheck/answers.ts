@@ -172,6 +172,42 @@ export function quotedNames(words: string): string[] {
 	return out;
 }
 
+/** Where a refusal lists what it takes: "This route takes: a, b", "use csv or ndjson", "one of x, y". */
+const LIST_MARKERS = ['takes', 'accepts', 'allowed', 'one of', 'use', 'expected', 'supported', 'valid', 'must be', 'try'] as const;
+const NOT_NAMES = new Set(['or', 'and', 'the', 'a', 'an', 'of', 'to', 'in', 'is', 'are', 'be', 'one', 'only', 'these', 'this', 'following', 'parameter', 'parameters', 'value', 'values', 'query', 'with', 'for', 'it', 'route', 'got', 'either', 'names', 'name']);
+
+const nameShaped = (token: string) => {
+	const first = token[0] ?? '';
+	return ((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first === '_') && token.length <= 40;
+};
+
+/** Names a refusal lists after LIST_MARKERS, up to the sentence's end, in order: one linear pass per marker. */
+export function listedNames(words: string): string[] {
+	const lower = words.toLowerCase();
+	const out: string[] = [];
+	for (const marker of LIST_MARKERS) {
+		for (let at = lower.indexOf(marker); at >= 0; at = lower.indexOf(marker, at + marker.length)) {
+			// A whole word only ("used" is not "use").
+			const before = lower[at - 1] ?? ' ';
+			const after = lower[at + marker.length] ?? ' ';
+			if (NAME_CHARS.has(before) || NAME_CHARS.has(after)) continue;
+			let token = '';
+			for (let i = at + marker.length; i <= words.length; i++) {
+				const c = words[i] ?? ' ';
+				const sentenceEnd = c === ';' || c === '\n' || (c === '.' && !NAME_CHARS.has(words[i + 1] ?? ' '));
+				if (NAME_CHARS.has(c) && !sentenceEnd) {
+					token += c;
+					continue;
+				}
+				if (token !== '' && nameShaped(token) && !NOT_NAMES.has(token.toLowerCase()) && !out.includes(token)) out.push(token);
+				token = '';
+				if (sentenceEnd) break;
+			}
+		}
+	}
+	return out;
+}
+
 /**
  * The names a check tries, in order: its list, with a name a refusal quotes moved (or, at most
  * `maxHeard` times, added) to the front. A name is only proposed once an answer shows it working.
@@ -195,10 +231,10 @@ export class NameQueue {
 		return undefined;
 	}
 
-	/** The words of a refusal: the names they quote that were not tried go next. */
+	/** The words of a refusal: the names they quote or list that were not tried go next. */
 	heard(words: string, notNames: readonly string[] = []): void {
 		const front: string[] = [];
-		for (const name of quotedNames(words)) {
+		for (const name of unique([...quotedNames(words), ...listedNames(words)])) {
 			if (this.tried.has(name) || notNames.includes(name)) continue;
 			const at = this.queue.indexOf(name);
 			if (at >= 0) this.queue.splice(at, 1);

@@ -4,7 +4,7 @@
  * Base URL's origin only (absolute URLs there); a 2xx or 401 where the original had nothing is proposed.
  */
 import type { ProbeBudget } from './budget';
-import { answerShown, isHtml, PATHS, succeeded } from './answers';
+import { answerShown, isHtml, PATHS, refusalWords, succeeded } from './answers';
 import { cannotTell, finding, setting } from './current';
 import type { Finding, ProbeAnswer } from './types';
 
@@ -15,8 +15,30 @@ export function missesService(answer: ProbeAnswer): boolean {
 	return answer.status === 404 || (answer.status >= 300 && answer.status < 400) || (succeeded(answer) && isHtml(answer));
 }
 
-/** Base URLs to try, nearest first: without a trailing `/v1` or `/v1/reader`, one path level up, or where a same-origin redirect points. */
-export function baseUrlCandidates(baseUrl: string, location?: string): string[] {
+const PATH_CHARS = new Set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./~');
+
+/** Paths the Service's words name ("Every route lives under /api"), each up to where `/v1` starts: one linear pass. */
+export function pathsIn(words: string): string[] {
+	const out: string[] = [];
+	for (let i = 0; i < words.length; i++) {
+		if (words[i] !== '/' || PATH_CHARS.has(words[i - 1] ?? ' ')) continue;
+		let end = i;
+		while (end < words.length && PATH_CHARS.has(words[end])) end++;
+		let path = words.slice(i, end);
+		while (path.endsWith('.') || path.endsWith('/')) path = path.slice(0, -1);
+		const v1 = path.indexOf('/v1');
+		if (v1 >= 0) path = path.slice(0, v1);
+		if (path.length > 1 && path.length <= 100 && !out.includes(path)) out.push(path);
+		i = end;
+	}
+	return out;
+}
+
+/**
+ * Base URLs to try, nearest first: where a same-origin redirect points, without a trailing `/v1` or
+ * `/v1/reader`, one path level up, a path the Service's 404 names, and `/api` under a bare origin.
+ */
+export function baseUrlCandidates(baseUrl: string, location?: string, words = ''): string[] {
 	if (!URL.canParse(baseUrl)) return [];
 	const url = new URL(baseUrl);
 	const origin = url.origin;
@@ -35,6 +57,8 @@ export function baseUrlCandidates(baseUrl: string, location?: string): string[] 
 	if (last >= 2 && parts[last - 2] === 'v1' && parts[last - 1] === 'reader') add(parts.slice(0, -2));
 	if (last >= 1 && parts[last - 1] === 'v1') add(parts.slice(0, -1));
 	if (last >= 1) add(parts.slice(0, -1));
+	for (const path of pathsIn(words).slice(0, 2)) add(path.split('/').filter((part) => part !== ''));
+	if (last === 0) add(['api']);
 	return out;
 }
 
@@ -74,7 +98,7 @@ export async function checkBaseUrl(budget: ProbeBudget, baseUrl: string, first: 
 		if (!portfolio.answer) return { finding: cannotTell(TOPIC, `${said}; ${portfolio.spent ?? portfolio.failed}`, [], baseUrl), path: PATHS.catalogue };
 	}
 	const tried: string[] = [];
-	for (const candidate of baseUrlCandidates(baseUrl, first.headers.get('location'))) {
+	for (const candidate of baseUrlCandidates(baseUrl, first.headers.get('location'), refusalWords(first))) {
 		const asked = await budget.ask({ path: `${candidate}${PATHS.catalogue}` });
 		if (!asked.answer) return { finding: cannotTell(TOPIC, `${said}; ${asked.spent ?? asked.failed}`, [], baseUrl), path: PATHS.catalogue };
 		if (!missesService(asked.answer) && (succeeded(asked.answer) || asked.answer.status === 401)) {

@@ -39,7 +39,8 @@ export async function checkCursor(budget: ProbeBudget, current: Current, pages: 
 			return finding(TOPIC, 'change', evidence, { settings: [setting('cursorParameter', name)], current: now, found: name });
 		}
 		const words = serviceWords(answer);
-		names.heard(refusalWords(answer));
+		// A refusal listing what the route takes names the format and the page size too: neither is the cursor.
+		names.heard(refusalWords(answer), ['format', ...pages.sizeQuery.map(([name]) => name)]);
 		outcomes.push(succeeded(answer) ? `under ${name} the first page came again (ignored)` : `under ${name} it was refused (${answer.status}${words ? `: "${words}"` : ''})`);
 	}
 	return finding(TOPIC, 'unknown', `No name tried fetched a second page: ${outcomes.join('; ')}. The Service reads the cursor under a name not tried.`, { settings, current: now });

@@ -69,7 +69,9 @@ export async function checkSettings(probe: Probe, credential: CheckedCredential,
 	findings.push(...(await safely(['CSV Delimiter', 'CSV Header Row on Later Pages'], () => checkCsv(current, pages), many)));
 	findings.push(...(await safely(['JSON Format Value', 'JSON Format Parameter'], () => checkJsonFormat(budget, current), many)));
 	let window = { refused: [] as string[], ignored: [] as string[] };
-	findings.push(...(await safely(['Window Parameter'], () => checkWindow(budget, current), (result) => {
+	// Names the Service was seen to read for something else are not the window's.
+	const taken = findings.filter((entry) => ['Page Size Parameter', 'Cursor Parameter', 'JSON Format Parameter'].includes(entry.topic) && entry.found).map((entry) => entry.found!);
+	findings.push(...(await safely(['Window Parameter'], () => checkWindow(budget, current, taken, findings.find((entry) => entry.topic === 'Page Size Parameter')?.found || undefined), (result) => {
 		window = result;
 		return [result.finding];
 	})));

@@ -7,7 +7,7 @@
  * ignored name with JSON too.
  */
 import type { ProbeBudget } from './budget';
-import { answerShown, isJsonAnswer, NameQueue, PATHS, refusalWords, requestShown, serviceWords, unique } from './answers';
+import { answerShown, isJsonAnswer, listedNames, NameQueue, PATHS, quotedNames, refusalWords, requestShown, serviceWords, unique } from './answers';
 import { cannotTell, currentName, finding, nameSetting, setting } from './current';
 import type { Current } from './current';
 import type { Finding } from './types';
@@ -37,9 +37,14 @@ export async function checkJsonFormat(budget: ProbeBudget, current: Current): Pr
 		];
 	}
 	const words = serviceWords(first.answer);
-	const values = unique([valueNow, ...JSON_FORMAT_VALUES]);
+	// Values the refusal lists ("use csv or ndjson"), the Service's own, go before the common ones.
+	const known = new Set<string>(['csv', nameNow, valueNow, ...JSON_FORMAT_NAMES, ...JSON_FORMAT_VALUES]);
+	const heardValues = unique([...quotedNames(refusalWords(first.answer)), ...listedNames(refusalWords(first.answer))]).filter((value) => !known.has(value.toLowerCase())).slice(0, 2);
+	const values = unique([valueNow, ...heardValues, ...JSON_FORMAT_VALUES]);
 	const names = new NameQueue([nameNow, ...JSON_FORMAT_NAMES]);
-	names.heard(refusalWords(first.answer), values);
+	// A refusal listing values ("use csv or ndjson") lists no names: neither is tried as one.
+	const notNames = [...values, 'csv'];
+	names.heard(refusalWords(first.answer), notNames);
 	const outcomes: string[] = [asked];
 	for (let name = names.next(); name !== undefined; name = names.next()) {
 		for (const value of values) {
@@ -47,7 +52,7 @@ export async function checkJsonFormat(budget: ProbeBudget, current: Current): Pr
 			const result = await budget.ask(ask(name, value));
 			if (!result.answer) return unknown(`${outcomes.join('; ')}; then ${result.spent ?? result.failed}`);
 			if (!isJsonAnswer(result.answer)) {
-				names.heard(refusalWords(result.answer), values);
+				names.heard(refusalWords(result.answer), notNames);
 				outcomes.push(`${name}=${value}: ${answerShown(result.answer)}`);
 				continue;
 			}

@@ -2,7 +2,7 @@
  * Turns a Service error answer into words for the user. Pure: no n8n types.
  * Error bodies are assumed to be {"error": {"code", "message"}} (docs/service-choices.md).
  */
-import { findId, isRecord } from '../answerShape';
+import { findId, findRecordWith, isRecord } from '../answerShape';
 import type { SignIn } from './signIn';
 import { BEARER, SIGN_IN_SETTING, sameSignIn, schemeNeedsMore, signInSettingWords, signInShown, wantedSignIn } from './signIn';
 import { errorsWords } from './envelopes';
@@ -12,6 +12,8 @@ export interface ServiceErrorWords {
 	description: string;
 	code?: string;
 }
+
+const MESSAGE_NAMES = ['message', 'error_message', 'errorMessage', 'detail', 'error_description', 'description', 'title'];
 
 /**
  * The code and message of an error body: `{error: {code, message}}`, or the same under other
@@ -35,10 +37,11 @@ export function readErrorBody(body: unknown): { code?: string; message?: string 
 		const top = findId(value, ['message', 'detail', 'title']);
 		if (listed?.message !== undefined) return { code: findId(value, ['code']) ?? listed.code, message: top && !listed.message.includes(top) ? `${top}: ${listed.message}` : listed.message };
 	}
-	const nested = isRecord(value.error) ? value.error : Array.isArray(value.errors) && isRecord(value.errors[0]) ? value.errors[0] : undefined;
+	// Under `error`, the first of `errors`, else the outermost record holding a message, under any name (`{"fault": {...}}`).
+	const nested = isRecord(value.error) ? value.error : Array.isArray(value.errors) && isRecord(value.errors[0]) ? value.errors[0] : findRecordWith(value, MESSAGE_NAMES);
 	const inner = nested ?? value;
 	const code = findId(inner, ['code', 'error_code', 'errorCode']) ?? (typeof value.error === 'string' ? value.error : undefined);
-	const message = findId(inner, ['message', 'error_message', 'errorMessage', 'detail', 'error_description', 'description', 'title']) ??
+	const message = findId(inner, MESSAGE_NAMES) ??
 		findId(value, ['message', 'error_description', 'detail']);
 	return { code, message };
 }
