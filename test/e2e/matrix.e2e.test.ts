@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import type { Delivery } from '../sandbox';
+import { startSandbox, type Delivery, type Sandbox } from '../sandbox';
 import { binaryOf, downloadBinary } from './examples/binary-file';
 import { suppliersCsvPath } from './examples/catalog';
 import { countByAlert, executionItems } from './examples/executions';
 import { chatPath, credentialId, crmPath, endpointDeletes, exampleIds } from './examples/stack';
 import { useExampleStack } from './examples/useExampleStack';
+import { settingsToldIn, testSavedCredential } from './credential-test';
 import { readXlsx } from './examples/xlsx';
 import { nodeItems } from './n8n';
 
@@ -14,7 +15,7 @@ import { nodeItems } from './n8n';
  * choose (`npm run test:matrix` runs it on each of the matrix's), with the package installed from its
  * `npm pack` tarball. One pass over what the package needs from n8n: a paged export as items and as
  * a streamed file, Invitation > Import, Record > Get, trigger activation, a verified delivery, a
- * refused forgery, a redelivery and deactivation. The example suites go deeper on the default n8n.
+ * refused forgery, a redelivery, the credential test in code and deactivation. The example suites go deeper on the default n8n.
  */
 const ledgerTrigger = 'Service Trigger: register changes';
 const shareTrigger = 'Service Trigger: share ended';
@@ -174,6 +175,26 @@ describe(`compatibility smoke test (n8n ${process.env.N8N_E2E_VERSION ?? 'pinned
 
 		expect(countByAlert(await ledgerExecutions(), ledgerTrigger)[alert.alertId]).toBe(1);
 		expect(chatTexts().filter((text) => text.includes(alert.alertId))).toHaveLength(1);
+	}, 120_000);
+
+	test('the credential test in code (testedBy): OK on the documented defaults, Error naming the settings a Service that chose differently needs', async () => {
+		const { n8n } = running();
+		// Two more Services in this process: their certificates come from the test CA n8n already trusts.
+		const defaults = await startSandbox({ dialect: 'default' });
+		const alt = await startSandbox({ dialect: 'alt' });
+		try {
+			expect([defaults.ca, alt.ca]).toEqual([running().sandbox.ca, running().sandbox.ca]);
+			// Base URL and Access Token only, as a new user fills them in.
+			const bare = (id: string, service: Sandbox) => ({ id, name: id, type: 'serviceApi', data: { baseUrl: service.baseUrl, accessToken: service.tokens.reader } });
+			await n8n.importCredentials([bare('svcMatrixCheckDef', defaults), bare('svcMatrixCheckAlt', alt)]);
+			expect(await testSavedCredential(n8n, 'svcMatrixCheckDef', 'svcMatrixCheckDef')).toEqual({ status: 'OK', message: expect.any(String) });
+			const told = await testSavedCredential(n8n, 'svcMatrixCheckAlt', 'svcMatrixCheckAlt');
+			expect(told.status).toBe('Error');
+			expect(settingsToldIn(told.message)).toMatchObject({ cursorParameter: alt.dialect.cursorParameter, jsonFormat: alt.dialect.jsonFormat });
+		} finally {
+			await defaults.close();
+			await alt.close();
+		}
 	}, 120_000);
 
 	test('deactivation deletes the endpoint at the Service', async () => {
