@@ -34,7 +34,7 @@ describe('sign-in', () => {
 		expect(changed(findings)).toEqual([]);
 		const { ok, message } = settingsMessage(findings);
 		expect(ok).toBe(false);
-		expect(message).toMatch(/^Sign-in: .*asks for X-Service-Key: <token>; sent that way the token was refused/);
+		expect(message).toMatch(/^Sign-in: Check the Access Token: the Service refused it sent as Authorization: Bearer <token> and as X-Service-Key: <token>, which its answer asks for /);
 	});
 
 	test('a Bearer 401 to a Bearer token says to check the Access Token and proposes nothing', async () => {
@@ -165,7 +165,7 @@ describe('bounds', () => {
 		// Eight requests start before 15 s (0, 2, ... 14 s): sign-in to the window and the unknown parameter; not the list shapes.
 		expect(topic(findings, 'Window Parameter').verdict).toBe('ok');
 		expect(topic(findings, 'Decisions List Shape')).toMatchObject({ verdict: 'unknown', evidence: "Not checked: the check's 15 seconds were used up before this could be asked." });
-		expect(settingsMessage(findings).message).toContain("Decisions List Shape: Not checked: the check's 15 seconds were used up");
+		expect(settingsMessage(findings).message).toContain("- Decisions List Shape, Statements List Shape, Error Body Shape: Not checked: the check's 15 seconds were used up");
 	});
 
 	test('requests spent: never more than the limit, the rest unknown saying so', async () => {
