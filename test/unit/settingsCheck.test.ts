@@ -1,4 +1,7 @@
 import { applyFindings, checkSettings, settingsMessage, type Finding } from '../../nodes/shared/settingsCheck';
+import { listedNames } from '../../nodes/shared/settingsCheck/answers';
+import { pathsIn } from '../../nodes/shared/settingsCheck/baseUrl';
+import { readErrorBody } from '../../nodes/shared/transport/errors';
 import { answer, fakeService, jsonAnswer } from './settingsCheckFakes';
 
 // Check Settings against hand-written Services: each test says what the Service answers and checks
@@ -254,5 +257,64 @@ describe('names a refusal quotes', () => {
 		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} });
 		expect(topic(findings, 'Window Parameter').verdict).toBe('unknown');
 		expect(service.asked.some((r) => r.query?.some(([name]) => name === '30' || name === 'the docs'))).toBe(false);
+	});
+});
+
+describe("what the Service's own words list", () => {
+	test('names and values after "takes", "use", "one of", to the sentence\'s end; whole words only; no filler', () => {
+		expect(listedNames('Unknown query parameter: window. This route takes: format, horizon_days, per_page, page_token.')).toEqual(['format', 'horizon_days', 'per_page', 'page_token']);
+		expect(listedNames('format "json" is not offered: use csv (tab-separated) or ndjson.')).toEqual(['csv', 'tab-separated', 'ndjson']);
+		expect(listedNames('window must be one of 30, 60 or 90; got 45')).toEqual([]);
+		expect(listedNames('The cursor was used already. Start again.')).toEqual([]);
+		expect(listedNames('x'.repeat(5000))).toEqual([]);
+	});
+
+	test('paths a 404 names, up to where /v1 starts', () => {
+		expect(pathsIn('No route /v1/reader/webhooks/catalogue. Every route lives under /api (Base URL https://<host>/api).')).toEqual(['/api']);
+		expect(pathsIn('Try /svc/reader-api/v1/reader/exports instead')).toEqual(['/svc/reader-api']);
+		expect(pathsIn('a/b and 1/2 are not paths')).toEqual([]);
+	});
+
+	test('an error body under any wrapper is read by shape', () => {
+		expect(readErrorBody({ fault: { code: 'unknown_parameter', message: 'Unknown query parameter: window.', trace_id: 't' } })).toEqual({ code: 'unknown_parameter', message: 'Unknown query parameter: window.' });
+		expect(readErrorBody({ error: { code: 'a', message: 'b' } })).toEqual({ code: 'a', message: 'b' });
+	});
+
+	test('a value the refusal lists is tried for the JSON format; a value is never tried as a name', async () => {
+		const service = fakeService({ jsonValue: 'ndjson', before: (request) => {
+			const query = new Map(request.query ?? []);
+			const format = query.get('format');
+			if (format !== undefined && format !== 'csv' && format !== 'ndjson') return jsonAnswer(400, { fault: { code: 'invalid_parameter', message: `format "${format}" is not offered: use csv (tab-separated) or ndjson.` } });
+			return undefined;
+		} });
+		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} });
+		expect(topic(findings, 'JSON Format Value')).toMatchObject({ verdict: 'change', found: 'ndjson' });
+		expect(service.asked.some((r) => r.query?.some(([name]) => ['csv', 'ndjson', 'tab-separated'].includes(name)))).toBe(false);
+	});
+
+	test('the route\'s listed names find the window; the page size it also lists is never proposed as the window', async () => {
+		const takes = 'This route takes: format, per_page, horizon_days.';
+		const service = fakeService({ pageSizeName: 'per_page', pageSize: 5, rows: 12, windowName: 'horizon_days', before: (request) => {
+			const unknown = (request.query ?? []).map(([name]) => name).filter((name) => !['format', 'per_page', 'horizon_days', 'cursor'].includes(name));
+			return unknown.length ? jsonAnswer(400, { fault: { code: 'unknown_parameter', message: `Unknown query parameter: ${unknown.join(', ')}. ${takes}` } }) : undefined;
+		} });
+		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} });
+		expect(topic(findings, 'Page Size Parameter')).toMatchObject({ verdict: 'info', found: 'per_page' });
+		expect(topic(findings, 'Window Parameter')).toMatchObject({ verdict: 'change', found: 'horizon_days' });
+		expect(service.asked.some((r) => r.path.endsWith('expiries') && r.query?.some(([name, value]) => name === 'per_page' && value === '30'))).toBe(false);
+	});
+
+	test('a Base URL at the bare host where the 404 names the prefix: the prefixed Base URL is proposed', async () => {
+		const service = fakeService();
+		const missing = jsonAnswer(404, { fault: { code: 'no_such_route', message: 'Every route lives under /api.' } });
+		const underApi = 'https://svc.example/api';
+		const findings = await checkSettings(async (request) => {
+			// Served under /api only: an absolute URL there, or a path once the Base URL is /api.
+			if (request.path.startsWith(`${underApi}/`)) return await service({ ...request, path: request.path.slice(underApi.length) });
+			if (!request.path.startsWith('https://') && request.fields?.baseUrl === underApi) return await service(request);
+			return missing;
+		}, { baseUrl: BASE, advanced: {} });
+		expect(topic(findings, 'Base URL')).toMatchObject({ verdict: 'change', found: underApi });
+		expect(topic(findings, 'Sign-in').verdict).toBe('ok');
 	});
 });

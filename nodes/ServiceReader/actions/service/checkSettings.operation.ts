@@ -25,7 +25,8 @@ export function findingItem(finding: Finding): IDataObject {
 		verdict: finding.verdict,
 		found: finding.found ?? null,
 		current: finding.current ?? null,
-		settings: finding.settings.map(({ field, label, value }) => ({ field, label, value })),
+		// A Request Names row says which one (its concept), as the dialog's Sent For does.
+		settings: finding.settings.map(({ field, label, value, concept }) => ({ field, label, value, ...(concept === undefined ? {} : { concept }) })),
 		evidence: finding.evidence,
 		matches: finding.verdict !== 'change',
 	};
