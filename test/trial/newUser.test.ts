@@ -1,5 +1,5 @@
 import { CredentialTestContext } from 'n8n-core';
-import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
 import { createAdditionalData, READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
 import { ServiceReader } from '../../nodes/ServiceReader/ServiceReader.node';
@@ -29,7 +29,7 @@ async function credentialTest(data: ICredentialDataDecryptedObject) {
 	return await new ServiceReader().methods.credentialTest.serviceApiSettings.call(context, { id: 'cred-1', name: 'Service API', type: 'serviceApi', data });
 }
 
-async function read(credential: ICredentialDataDecryptedObject, parameters: IDataObject) {
+async function read(credential: ICredentialDataDecryptedObject, parameters: INodeParameters) {
 	const result = await runWorkflow(readerWorkflow(parameters), { credentials: { serviceApi: credential } });
 	const error = result.error(READER);
 	if (error) throw new Error(`${error.message} ${error.description ?? ''}`);

@@ -168,7 +168,7 @@ describe('bounds', () => {
 		// Eight requests start before 15 s (0, 2, ... 14 s): sign-in to the window and the unknown parameter; not the list shapes.
 		expect(topic(findings, 'Window Parameter').verdict).toBe('ok');
 		expect(topic(findings, 'Decisions List Shape')).toMatchObject({ verdict: 'unknown', evidence: "Not checked: the check's 15 seconds were used up before this could be asked." });
-		expect(settingsMessage(findings).message).toContain("- Decisions List Shape, Statements List Shape, Error Body Shape: Not checked: the check's 15 seconds were used up");
+		expect(settingsMessage(findings).message).toContain("Could not tell: Decisions List Shape, Statements List Shape, Error Body Shape (the check's 15 seconds were used up before this could be asked).");
 	});
 
 	test('requests spent: never more than the limit, the rest unknown saying so', async () => {
@@ -210,10 +210,12 @@ describe('the message and the applied settings', () => {
 		expect(settingsMessage([]).ok).toBe(false);
 		const { ok, message } = settingsMessage([signedIn, clear]);
 		expect(ok).toBe(false);
+		// Each line ends with its own stop: n8n's dialog collapses the newlines.
 		expect(message.split('\n')).toEqual([
-			'Works: Sign-in (Authorization: Bearer <token>).',
 			'Change one setting (Advanced Settings in the Service API credential):',
-			'- Clear Page Size Parameter. Page Size Parameter `per_page` is refused and no other name was found.',
+			'- Clear Page Size Parameter.',
+			'Works: Sign-in (Authorization: Bearer <token>).',
+			'What each finding is based on: Service Reader > Service > Check Settings.',
 		]);
 	});
 

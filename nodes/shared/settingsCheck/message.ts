@@ -22,6 +22,19 @@ export function changeWords(settings: readonly FindingSetting[]): string {
 	return words.startsWith('clear ') ? `C${words.slice(1)}` : `Set ${words}`;
 }
 
+/** Why a finding could not be told, in its first clause ("No name tried changed the expiries export's rows"). */
+function reason(evidence: string): string {
+	const text = evidence.startsWith('Not checked: ') ? evidence.slice('Not checked: '.length) : evidence;
+	const colon = text.indexOf(': ');
+	const clause = colon >= 12 && !text.startsWith('GET ') ? text.slice(0, colon) : short(text);
+	return clause.endsWith('.') ? clause.slice(0, -1) : clause;
+}
+
+/**
+ * The message n8n's credential dialog shows (on Error only, as plain text, its newlines collapsed):
+ * short sentences, each ending with its own stop. Each change without its evidence, which
+ * Service > Check Settings gives per finding; sign-in's words in full, as nothing else can be checked without it.
+ */
 export function settingsMessage(findings: readonly Finding[]): { ok: boolean; message: string } {
 	const signIn = findings.find((entry) => entry.topic === SIGN_IN_TOPIC);
 	const changes = findings.filter((entry) => entry.verdict === 'change');
@@ -34,18 +47,21 @@ export function settingsMessage(findings: readonly Finding[]): { ok: boolean; me
 	if (ok) lines.push('The credential is right for what a read-only check can see.');
 	if (signInShown) lines.push(`Sign-in: ${short(signIn.evidence)}`);
 	if (!ok && changes.length === 0 && !signInShown) lines.push('No setting to change was found, but the credential is not right until sign-in is.');
-	if (works.length > 0) lines.push(`Works: ${works.map((entry) => (entry.found !== undefined && entry.found !== '' ? `${entry.topic} (${entry.found})` : entry.topic)).join(', ')}.`);
 	if (changes.length > 0) {
 		lines.push(`Change ${changes.length === 1 ? 'one setting' : `${changes.length} settings`} (Advanced Settings in the Service API credential):`);
-		for (const entry of changes) lines.push(`- ${changeWords(entry.settings)}. ${short(entry.evidence)}`);
+		for (const entry of changes) lines.push(`- ${changeWords(entry.settings)}.`);
+	}
+	if (works.length > 0) {
+		const shown = (entry: Finding) => (entry.found !== undefined && entry.found !== '' && entry.topic !== 'Base URL' ? `${entry.topic} (${entry.found})` : entry.topic);
+		lines.push(`Works: ${works.map(shown).join(', ')}.`);
 	}
 	if (unknown.length > 0) {
-		lines.push('Could not tell:');
 		// Findings stopped for one reason (sign-in failed, the budget spent) are said once, together.
 		const byReason = new Map<string, string[]>();
-		for (const entry of unknown) byReason.set(short(entry.evidence), [...(byReason.get(short(entry.evidence)) ?? []), entry.topic]);
-		for (const [reason, topics] of byReason) lines.push(`- ${topics.join(', ')}: ${reason}`);
+		for (const entry of unknown) byReason.set(reason(entry.evidence), [...(byReason.get(reason(entry.evidence)) ?? []), entry.topic]);
+		lines.push(`Could not tell: ${[...byReason].map(([why, topics]) => `${topics.join(', ')} (${why})`).join('; ')}.`);
 	}
-	if (notChecked.length > 0) lines.push(`Not checked (only writing would tell; the check sends GETs only): ${notChecked.map((entry) => entry.topic).join(', ')}.`);
+	if (notChecked.length > 0) lines.push(`Not checked, as only writing would tell: ${notChecked.map((entry) => entry.topic).join(', ')}.`);
+	if (!ok) lines.push('What each finding is based on: Service Reader > Service > Check Settings.');
 	return { ok, message: lines.join('\n') };
 }
