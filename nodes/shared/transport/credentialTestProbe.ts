@@ -8,7 +8,7 @@ import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, IHttpReq
 
 import { ServiceApi } from '../../../credentials/ServiceApi.credentials';
 import type { Probe } from '../settingsCheck/types';
-import { credentialWithFields, probeAnswer, probeClock, probeFailure, probeUrl } from './probe';
+import { probeOver, type ProbeSend } from './probe';
 
 const serviceApi = new ServiceApi();
 
@@ -30,22 +30,15 @@ function legacyOptions(uri: string, timeoutMs: number) {
 }
 
 export function credentialTestProbe(context: ICredentialTestFunctions, credentials: ICredentialDataDecryptedObject, now: () => number = Date.now): Probe {
-	const timeout = probeClock(now);
-	return async (request) => {
-		const data = credentialWithFields(credentials, request.fields);
-		// The engine's own bound for this request, never past the transport's deadline.
-		const timeoutMs = Math.min(timeout(), request.timeoutMs ?? Infinity);
-		const startedAt = now();
-		const plain = legacyOptions(probeUrl(String(data.baseUrl ?? ''), request), timeoutMs);
-		// Throws before anything is sent for an http:// Base URL, another origin or an unusable Send Token As.
-		const options = { ...plain, ...(await serviceApi.authenticate(data, plain as unknown as IHttpRequestOptions)), method: 'GET' };
-		let full: { statusCode: number; headers?: Record<string, unknown>; body: unknown };
-		try {
+	return probeOver(
+		credentials,
+		async (data, url, timeoutMs) => {
+			const plain = legacyOptions(url, timeoutMs);
+			// Throws before anything is sent for an http:// Base URL, another origin or an unusable Send Token As.
+			const options = { ...plain, ...(await serviceApi.authenticate(data, plain as unknown as IHttpRequestOptions)), method: 'GET' };
 			// The one client n8n gives a credential test; the scan's rule matches `this.helpers.request` and would refuse it (n8n #25190, docs/token-and-limits.md).
-			full = (await context.helpers.request(options)) as typeof full;
-		} catch (error) {
-			throw probeFailure(error, request.path, timeoutMs);
-		}
-		return await probeAnswer(full.statusCode, full.headers, full.body, timeoutMs, startedAt);
-	};
+			return (await context.helpers.request(options)) as Awaited<ReturnType<ProbeSend>>;
+		},
+		now,
+	);
 }

@@ -65,23 +65,36 @@ export function probeFailure(error: unknown, path: string, timeoutMs: number): E
 	return new Error(`No answer to GET ${path} (${cause.cause?.code ?? cause.code ?? cause.message ?? 'network error'})`);
 }
 
-/** The probe of a node run: the credential read once by the caller, applied by n8n with its own `authenticate`. */
-export function nodeProbe(context: IExecuteFunctions, credentials: ICredentialDataDecryptedObject, now: () => number = Date.now): Probe {
+/** What a transport does for one probe: send the GET for `data` (the credential with the request's fields) to `url`, bounded by `timeoutMs`. */
+export type ProbeSend = (data: ICredentialDataDecryptedObject, url: string, timeoutMs: number) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: unknown }>;
+
+/** A Probe over one transport: the request's fields, the clock, failures in words without the request, the answer bounded. */
+export function probeOver(credentials: ICredentialDataDecryptedObject, send: ProbeSend, now: () => number = Date.now): Probe {
 	const timeout = probeClock(now);
 	return async (request) => {
 		const data = credentialWithFields(credentials, request.fields);
 		// The engine's own bound for this request, never past the transport's deadline.
 		const timeoutMs = Math.min(timeout(), request.timeoutMs ?? Infinity);
 		const startedAt = now();
-		const options = streamedRequest('GET', probeUrl(String(data.baseUrl ?? ''), request), '*/*', timeoutMs);
-		let full: { statusCode: number; headers?: Record<string, unknown>; body: unknown };
+		const url = probeUrl(String(data.baseUrl ?? ''), request);
+		let full: Awaited<ReturnType<ProbeSend>>;
 		try {
-			full = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL, options, {
-				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL, data },
-			})) as typeof full;
+			full = await send(data, url, timeoutMs);
 		} catch (error) {
 			throw probeFailure(error, request.path, timeoutMs);
 		}
 		return await probeAnswer(full.statusCode, full.headers, full.body, timeoutMs, startedAt);
 	};
+}
+
+/** The probe of a node run: the credential read once by the caller, applied by n8n with its own `authenticate`. */
+export function nodeProbe(context: IExecuteFunctions, credentials: ICredentialDataDecryptedObject, now: () => number = Date.now): Probe {
+	return probeOver(
+		credentials,
+		async (data, url, timeoutMs) =>
+			(await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL, streamedRequest('GET', url, '*/*', timeoutMs), {
+				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL, data },
+			})) as Awaited<ReturnType<ProbeSend>>,
+		now,
+	);
 }
