@@ -61,7 +61,14 @@ export function settingsMessage(findings: readonly Finding[]): { ok: boolean; me
 		for (const entry of unknown) byReason.set(reason(entry.evidence), [...(byReason.get(reason(entry.evidence)) ?? []), entry.topic]);
 		lines.push(`Could not tell: ${[...byReason].map(([why, topics]) => `${topics.join(', ')} (${why})`).join('; ')}.`);
 	}
-	if (notChecked.length > 0) lines.push(`Not checked, as only writing would tell: ${notChecked.map((entry) => entry.topic).join(', ')}.`);
+	if (notChecked.length > 0) {
+		// The settings behind each, where they are few (Secret Encoding...): the user sets those by hand.
+		const withSettings = (entry: Finding) => {
+			const colon = entry.evidence.indexOf(': ');
+			return colon > 0 && colon <= 80 ? `${entry.topic} (${entry.evidence.slice(0, colon)})` : entry.topic;
+		};
+		lines.push(`Not checked, as only writing would tell: ${notChecked.map(withSettings).join(', ')}.`);
+	}
 	if (!ok) lines.push('What each finding is based on: Service Reader > Service > Check Settings.');
 	return { ok, message: lines.join('\n') };
 }
