@@ -72,7 +72,7 @@ export function rateLimitFinding(budget: ProbeBudget): Finding {
 	const topic = 'Rate-Limit Headers';
 	const seen = [...budget.rateLimitSeen].map(([name, statuses]) => `${name} (on ${[...statuses].join(', ')})`);
 	if (seen.length === 0) {
-		return finding(topic, 'info', `None on the ${budget.answers} answers of this check (none was a 429). The nodes wait as a 429's Retry-After, RateLimit-Reset or X-RateLimit-Reset says.`, { found: 'none seen' });
+		return finding(topic, 'info', `None on the ${budget.answers} answers of this check. The nodes wait as a 429's Retry-After, RateLimit-Reset or X-RateLimit-Reset says.`, { found: 'none seen' });
 	}
 	return finding(topic, 'info', `Seen: ${seen.join(', ')}. The nodes wait as a 429's Retry-After, RateLimit-Reset or X-RateLimit-Reset says.`, { found: [...budget.rateLimitSeen.keys()].join(', ') });
 }
