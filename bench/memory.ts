@@ -21,9 +21,10 @@ import { decodeSigningSecret } from '../nodes/ServiceTrigger/verify/signingSecre
 import { n8nPid } from './cpu';
 import { eventBody, PORTFOLIO_COMPANIES, serviceSignature } from './deliveryBody';
 import { benchCredentials, exportWorkflow } from './exportWorkflows';
-import { descendants, rssMiB } from './processTree';
 import { startBenchSandbox } from './sandboxProcess';
 import { warmPortfolio } from './sandboxPages';
+import { openInspector, quietNow, treeRss, type Inspector } from './inspector';
+import { stockWorkflow, TRIGGER_CREDENTIAL, triggerWorkflow, webhookStarted } from './memoryWorkflows';
 
 export interface MemoryOptions {
 	tarball: string;
@@ -67,7 +68,6 @@ export interface MemoryResult {
 	errors: string[];
 }
 
-const TRIGGER_CREDENTIAL = { id: 'benchMemorySvc001', name: 'Service (bench memory)' };
 const SAMPLE_MS = 20;
 
 export async function benchMemory(options: MemoryOptions): Promise<MemoryResult> {
@@ -250,69 +250,6 @@ function ratiosOf(points: MemoryPoint[]): MemoryResult['ratios'] {
 	return ratios;
 }
 
-interface Inspector {
-	/** Collects n8n's garbage (a full GC). */
-	gc(): Promise<void>;
-	/** n8n's V8 heap in use, MiB. */
-	heapUsedMiB(): Promise<number>;
-	close(): void;
-}
-
-/** n8n's main process through its inspector (Chrome DevTools Protocol over a WebSocket on loopback). */
-async function openInspector(port: number): Promise<Inspector> {
-	const targets = await waitFor(
-		async () => {
-			const answer = await fetch(`http://127.0.0.1:${port}/json/list`).catch(() => undefined);
-			return answer?.ok ? ((await answer.json()) as Array<{ webSocketDebuggerUrl: string }>) : undefined;
-		},
-		{ what: `n8n's inspector on port ${port}`, timeoutMs: 30_000 },
-	);
-	const socket = new WebSocket(targets[0].webSocketDebuggerUrl);
-	await new Promise<void>((resolve, reject) => {
-		socket.addEventListener('open', () => resolve(), { once: true });
-		socket.addEventListener('error', () => reject(new Error("could not connect to n8n's inspector")), { once: true });
-	});
-	let next = 1;
-	const waiting = new Map<number, (result: Record<string, unknown>) => void>();
-	socket.addEventListener('message', (event) => {
-		const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown> };
-		if (message.id !== undefined) waiting.get(message.id)?.(message.result ?? {});
-		if (message.id !== undefined) waiting.delete(message.id);
-	});
-	const call = (method: string) =>
-		new Promise<Record<string, unknown>>((resolve, reject) => {
-			const id = next++;
-			const timer = setTimeout(() => {
-				waiting.delete(id);
-				reject(new Error(`${method}: no answer from n8n's inspector within 60 s`));
-			}, 60_000);
-			waiting.set(id, (result) => {
-				clearTimeout(timer);
-				resolve(result);
-			});
-			socket.send(JSON.stringify({ id, method }));
-		});
-	return {
-		gc: async () => {
-			await call('HeapProfiler.collectGarbage');
-		},
-		heapUsedMiB: async () => Number((await call('Runtime.getHeapUsage')).usedSize) / 2 ** 20,
-		close: () => socket.close(),
-	};
-}
-
-/** RSS of n8n and its descendants (the task runner), MiB. */
-function treeRss(pid: number): number {
-	return [pid, ...descendants(pid)].reduce((sum, each) => sum + rssMiB(each), 0);
-}
-
-/** What n8n holds live once it has been quiet for a moment and its garbage collected. */
-async function quietNow(pid: number, v8: Inspector): Promise<{ rss: number; heap: number }> {
-	await new Promise((resolve) => setTimeout(resolve, 2_000));
-	await v8.gc();
-	await new Promise((resolve) => setTimeout(resolve, 500));
-	return { rss: treeRss(pid), heap: await v8.heapUsedMiB() };
-}
 
 async function finishedCounts(n8n: N8n, workflowIds: string[]): Promise<{ finished: number; succeeded: number }> {
 	let finished = 0;
@@ -347,71 +284,6 @@ async function postAll(url: string, ca: string, deliveries: Array<{ body: Buffer
 	return statuses.length;
 }
 
-function triggerWorkflow(id: string, addCompanyDetails: boolean) {
-	const webhookId = `6c1f8d2e-3e5b-4d7f-9a21-${addCompanyDetails ? 'c' : 'a'}${id.slice(-3)}00000000`;
-	return {
-		id,
-		webhookId,
-		name: `Bench memory: Service Trigger${addCompanyDetails ? ', Add Company Details on' : ''} ${id.slice(-3)}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: {},
-		nodes: [
-			{
-				id: 't1',
-				name: 'Service Trigger',
-				type: 'n8n-nodes-service-reader.serviceTrigger',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId,
-				parameters: { events: [], ignoreRedeliveries: true, ...(addCompanyDetails ? { options: { addCompanyDetails: true } } : {}) },
-				credentials: { serviceApi: TRIGGER_CREDENTIAL },
-			},
-		],
-	};
-}
-
-function stockWorkflow(id: string, path: string) {
-	return {
-		id,
-		name: 'Bench memory: stock Webhook, no verification',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: {},
-		nodes: [
-			{
-				id: 'w1',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: '7d2a9e3f-4f6c-4e80-8b32-0f1e2d3c4b5a',
-				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-			},
-		],
-	};
-}
-
-/** An export workflow of item 1 started by a webhook (answered at once) instead of the Manual Trigger. */
-function webhookStarted(workflow: ReturnType<typeof exportWorkflow>, path: string) {
-	const [first, ...rest] = workflow.nodes as Array<Record<string, unknown>>;
-	const hook = {
-		id: first.id,
-		name: first.name,
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: `8e3b0f4a-5a7d-4f91-9c43-${Buffer.from(path).toString('hex').slice(-12).padStart(12, '0')}`,
-		// Answered when the execution ends, with no data: the answers say when all N are done (executions are not saved).
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
-	};
-	const variant = path.slice(-1) as 'A' | 'B' | 'C';
-	return {
-		variant,
-		path,
-		workflow: { ...workflow, id: `benchMemExport${variant}01`, name: `${workflow.name} (memory, webhook)`, nodes: [hook, ...rest], settings: { ...workflow.settings, saveDataSuccessExecution: 'none' } },
-	};
-}
 
 function round(value: number): number {
 	return Math.round(value * 10) / 10;

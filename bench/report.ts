@@ -3,7 +3,7 @@ import { variantNames, type ExportVariant } from './exportWorkflows';
 import type { VariantResult } from './exports';
 import { fixed, mib, seconds, whole, type Towards } from './format';
 import type { Measured, TargetCheck } from './results';
-import type { TriggerVariant } from './trigger';
+import type { TriggerVariant } from './triggerTypes';
 import { ratio } from './stats';
 import { ADVERSARIAL_FORGERY } from './verifier';
 

@@ -10,7 +10,7 @@ import type { MachineInfo } from './machine';
 import type { ChangesResult } from './changes';
 import type { MemoryResult } from './memory';
 import type { BenchOptions, Section } from './options';
-import type { TriggerResult } from './trigger';
+import type { TriggerResult } from './triggerTypes';
 import type { VariantResult } from './exports';
 import type { VerifierResult } from './verifier';
 
