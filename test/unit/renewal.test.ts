@@ -47,7 +47,7 @@ describe('the execution a renewing delivery starts', () => {
 	it('says what happened, what was lost and what to do', () => {
 		expect(renewalError(renewed)).toEqual({
 			message: 'The Service Trigger registered a new endpoint: the access token changed and no n8n process held the signing secret',
-			description: expect.stringContaining('registered endpoint we_new for the same URL with the current token and deleted endpoint we_old. New alerts go to the new endpoint'),
+			description: expect.stringContaining('registered endpoint we_new for the same URL with the current token and deleted endpoint we_old. New alerts reach it. Alerts sent to the old endpoint could not be verified and are lost'),
 		});
 		expect(renewalError({ ...renewed, oldEndpointDeleted: false }).description).toContain('could not confirm that endpoint we_old is deleted (remove it in the Service');
 		const failed = renewalError({ ...renewed, notice: 'service_trigger_endpoint_renewal_failed', newEndpointId: null, oldEndpointDeleted: false, problem: 'The Service is down' });

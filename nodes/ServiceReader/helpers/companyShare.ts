@@ -67,9 +67,8 @@ export async function companyRequest(
 	throw new NodeApiError(this.getNode(), { status, code: code ?? null } as JsonObject, {
 		message: `Company ${options.ke} does not share with this reader (${status}): the share may have ended`,
 		description:
-			`The company revoked or ended its share, or never granted one, so the Service no longer answers for ${options.ke}. ` +
-			'When a share ends, delete or mark the copies you hold of its data. To do that in a workflow instead of stopping, ' +
-			`set Options > When Company Does Not Share to Output Item: the node then outputs { ke, shared: false }.${said} (${call.method} ${call.path})`,
+			`The share of ${options.ke} was revoked, ended or never granted. Delete or mark the copies you hold of its data; ` +
+			`to do that in the workflow, set Options > When Company Does Not Share to Output Item ({ ke, shared: false }).${said} (${call.method} ${call.path})`,
 		httpCode: String(status),
 		itemIndex,
 	});

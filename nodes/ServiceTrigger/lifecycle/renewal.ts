@@ -139,6 +139,6 @@ export function renewalError(renewal: EndpointRenewal): { message: string; descr
 		: `could not confirm that ${old} is deleted (remove it in the Service if it still exists: its deliveries are refused)`;
 	return {
 		message: 'The Service Trigger registered a new endpoint: the access token changed and no n8n process held the signing secret',
-		description: `${why} The trigger registered ${renewal.newEndpointId ? `endpoint ${renewal.newEndpointId}` : 'a new endpoint'} for the same URL with the current token and ${deleted}. New alerts go to the new endpoint: nothing to do. Alerts the Service sent to the old endpoint (and their retries) could not be verified and are lost: check the Service for alerts since the token was changed. To avoid this, let one delivery pass after rotating the token before n8n restarts.`,
+		description: `${why} The trigger registered ${renewal.newEndpointId ? `endpoint ${renewal.newEndpointId}` : 'a new endpoint'} for the same URL with the current token and ${deleted}. New alerts reach it. Alerts sent to the old endpoint could not be verified and are lost: check the Service for alerts since the token changed (docs/trigger.md, Renewal).`,
 	};
 }

@@ -71,9 +71,8 @@ describe('Record > Get', () => {
 		const error = result.error(READER)!;
 		expect(error.message).toBe(`Company KE-1012 does not share with this reader (${sandbox.dialect.notSharedStatus}): the share may have ended`);
 		expect(error.description).toBe(
-			'The company revoked or ended its share, or never granted one, so the Service no longer answers for KE-1012. '
-				+ 'When a share ends, delete or mark the copies you hold of its data. To do that in a workflow instead of stopping, '
-				+ 'set Options > When Company Does Not Share to Output Item: the node then outputs { ke, shared: false }. '
+			'The share of KE-1012 was revoked, ended or never granted. Delete or mark the copies you hold of its data; '
+				+ 'to do that in the workflow, set Options > When Company Does Not Share to Output Item ({ ke, shared: false }). '
 				+ `The Service said: "${serviceWords('not_shared', 'Company KE-1012 does not share its record with this reader, or the share has ended.')}" `
 				+ '(GET /v1/reader/exports/records/KE-1012)',
 		);
@@ -141,7 +140,7 @@ describe('Record > Get', () => {
 		expect(output[0]).toEqual({
 			json: {
 				error: `Company KE-1011 does not share with this reader (${sandbox.dialect.notSharedStatus}): the share may have ended`,
-				description: expect.stringContaining('When a share ends, delete or mark the copies you hold of its data.'),
+				description: expect.stringContaining('Delete or mark the copies you hold of its data;'),
 			},
 			pairedItem: { item: 0 },
 		});
