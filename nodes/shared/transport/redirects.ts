@@ -11,6 +11,7 @@ import { discardBody } from './body';
 import { isTimeout } from './errors';
 import { streamedRequest } from './requestOptions';
 import type { ServiceAnswer, ServiceContext } from './serviceRequest';
+import { namedUrl } from './urlCheck';
 
 /** Most redirects one download follows (docs/token-and-limits.md). */
 export const DOWNLOAD_MAX_HOPS = 5;
@@ -59,22 +60,9 @@ export async function followDownload(
 	for (let hop = 0; isFollowedRedirect(answer.statusCode); hop++) {
 		discardBody(answer.body);
 		const status = answer.statusCode;
-		const location = headerValue(answer.headers, 'location') ?? '';
-		if (hops.holdsToken(location)) {
-			return problem(
-				`The download was redirected (${status}) to an address holding the access token, which is not followed`,
-				'Following it would hand the token to wherever it points, so nothing was sent on. The Service should redirect a download to an address that needs no credential.',
-				status,
-			);
-		}
-		if (location === '' || !URL.canParse(location, at)) {
-			return problem(
-				`The download was redirected (${status}) without a usable Location`,
-				'The redirect does not say where the file is, so nothing was downloaded. This is a fault on the Service\'s side.',
-				status,
-			);
-		}
-		const next = new URL(location, at);
+		const named = namedUrl(headerValue(answer.headers, 'location') ?? '', at, hops.holdsToken);
+		if ('refused' in named) return refusedLocation(named.refused, status);
+		const next = named.url;
 		next.hash = '';
 		const host = next.host;
 		if (next.protocol !== 'https:') {
@@ -115,6 +103,24 @@ export async function followDownload(
 		);
 	}
 	return { answer, host };
+}
+
+/** Why a Location was not followed, in words that never repeat it. */
+function refusedLocation(why: 'unreadable' | 'userinfo' | 'token', status: number): { problem: DownloadRedirectProblem } {
+	if (why === 'unreadable') {
+		return problem(
+			`The download was redirected (${status}) without a usable Location`,
+			'The redirect does not say where the file is, so nothing was downloaded. This is a fault on the Service\'s side.',
+			status,
+		);
+	}
+	return problem(
+		why === 'token'
+			? `The download was redirected (${status}) to an address holding the access token, which is not followed`
+			: `The download was redirected (${status}) to an address with a user name or password, which is not followed`,
+		'Following it would hand a credential to wherever it points, so nothing was sent on. The Service should redirect a download to an address that needs no credential.',
+		status,
+	);
 }
 
 /** One hop: a GET with no credential, no cookie and no header but Accept, within what is left of the deadline. */

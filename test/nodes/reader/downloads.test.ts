@@ -155,6 +155,15 @@ describe('a redirected download that cannot arrive fails loudly, naming what hap
 		expect(store().requests()).toEqual([]);
 	});
 
+	test('a Location with the token disguised for the URL parser (split by a tab) or with a user name is not followed', async () => {
+		const token = sandbox.tokens.reader;
+		redirectTo(`${store().origin}/o/${token.slice(0, 6)}\t${token.slice(6)}`);
+		await failsWith(recordGet('KE-1001'), 'The download was redirected (302) to an address holding the access token, which is not followed');
+		redirectTo(store().origin.replace('https://', 'https://reader:x@') + '/o/abc');
+		await failsWith(recordGet('KE-1001'), 'The download was redirected (302) to an address with a user name or password, which is not followed');
+		expect(store().requests()).toEqual([]);
+	});
+
 	test('a store that refuses (an expired or bad signature) is named with its status, never read as an ended share', async () => {
 		redirectTo(`${store().origin}/o/abc?X-Store-Signature=expired`);
 		await failsWith(recordGet('KE-1001'), `The file's host localhost:${storePort()}, where the Service redirected the download, answered 403`);
