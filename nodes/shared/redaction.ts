@@ -34,6 +34,19 @@ const identity: TokenRedactors = {
 	redactError: () => undefined,
 };
 
+/**
+ * Text cut at its end (a body read up to a cap, words shortened) with a start of the token of
+ * SHORTEST_TOKEN characters or more left at the cut masked too: redact first, then cut, then this.
+ */
+export function maskCutToken(text: string, token: string): string {
+	const secret = token.trim();
+	if (secret.length < SHORTEST_TOKEN) return text;
+	for (let length = Math.min(secret.length - 1, text.length); length >= SHORTEST_TOKEN; length--) {
+		if (text.endsWith(secret.slice(0, length))) return `${text.slice(0, text.length - length)}${MASK}`;
+	}
+	return text;
+}
+
 export function tokenRedactors(token: string): TokenRedactors {
 	const secret = token.trim();
 	if (secret.length < SHORTEST_TOKEN) return identity;

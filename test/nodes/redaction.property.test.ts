@@ -7,7 +7,7 @@ import { createAdditionalData, READER, readerWorkflow, runWorkflow } from '../ha
 import { ServiceReader } from '../../nodes/ServiceReader/ServiceReader.node';
 import { captureLogs } from '../harness/logCapture';
 import { runs } from '../property/fc';
-import { allFields, expectNoToken } from '../property/tokenDecoders';
+import { allFields, expectNoToken, expectNoTokenPart } from '../property/tokenDecoders';
 import { TOKEN_FORMS } from '../sandbox/tokenForms';
 import { useSandbox } from '../sandbox/useSandbox';
 import { serviceCredentials } from './reader/exportHelpers';
@@ -138,10 +138,11 @@ describe('the access token never comes back out, whatever the Service wraps it i
 	test('echoed by any route Check Settings asks, in any form: not in its items, its run data, the logs, nor the credential test\'s message', async () => {
 		const routes = ['/v1/reader/webhooks/catalogue', '/v1/reader/exports/portfolio', '/v1/reader/exports/expiries'] as const;
 		await fc.assert(
-			fc.asyncProperty(fc.constantFrom(...TOKEN_FORMS), fc.constantFrom(...routes), fc.constantFrom<Echo>('message', 'code', 'cursor', 'wwwAuthenticate'), async (form, path, where) => {
+			// `pad` characters before the token, so that the checks' shortening of the Service's words (a cursor at 12, words at 120 to 220) cuts through it.
+			fc.asyncProperty(fc.constantFrom(...TOKEN_FORMS), fc.constantFrom(...routes), fc.constantFrom<Echo>('message', 'code', 'cursor', 'wwwAuthenticate'), fc.nat(240), async (form, path, where, pad) => {
 				sandbox.control.clearFaults();
 				const status = where === 'wwwAuthenticate' ? 401 : where === 'cursor' ? 200 : 400;
-				sandbox.control.failRoute({ path, mode: 'echoToken', status, form, in: where as 'message' | 'code' | 'cursor' | 'wwwAuthenticate' });
+				sandbox.control.failRoute({ path, mode: 'echoToken', status, form, in: where as 'message' | 'code' | 'cursor' | 'wwwAuthenticate', pad });
 				const logs = captureLogs();
 				let stored: string;
 				let message: string;
@@ -160,10 +161,10 @@ describe('the access token never comes back out, whatever the Service wraps it i
 				} finally {
 					logs.restore();
 				}
-				expectNoToken(stored, TOKEN);
-				expectNoToken(message, TOKEN);
+				expectNoTokenPart(stored, TOKEN);
+				expectNoTokenPart(message, TOKEN);
 			}),
-			runs(20),
+			runs(30),
 		);
 	}, 180_000);
 });

@@ -35,6 +35,15 @@ export function expectNoToken(seen: string, secret: string): void {
 	}
 }
 
+/** No run of `part` characters of the token, in any decoding: a shortened text keeps no piece of it either. */
+export function expectNoTokenPart(seen: string, secret: string, part = 8): void {
+	for (const decode of DECODERS) {
+		const decoded = decode(seen);
+		const pieces = Array.from({ length: secret.length - part + 1 }, (_, at) => secret.slice(at, at + part));
+		expect(pieces.filter((piece) => decoded.includes(piece))).toEqual([]);
+	}
+}
+
 /** Everything n8n could keep of a value: every own field, enumerable or not (an error's message, stack, cause). */
 export function allFields(value: unknown, seen = new Set<unknown>()): unknown {
 	if (value === null || typeof value !== 'object' || seen.has(value)) return value;

@@ -79,7 +79,7 @@ export type RouteFault = {
 	 * format=csv), a 401's `wwwAuthenticate` header, or a record's Content-Disposition `fileName` made
 	 * safe (`/` as `_`).
 	 */
-	| { mode: 'echoToken'; status: number; form?: TokenForm; in?: 'message' | 'code' | 'cursor' | 'wwwAuthenticate' | 'fileName' }
+	| { mode: 'echoToken'; status: number; form?: TokenForm; in?: 'message' | 'code' | 'cursor' | 'wwwAuthenticate' | 'fileName'; /** Characters before the token, so that a shortening cuts through it. */ pad?: number }
 	/** 200 with a JSON body sent one byte every `everyMs` (a Service that never pauses long, and never ends soon). */
 	| { mode: 'drip'; everyMs: number; body: string }
 	/** A literal answer; `bodyEncoding: 'latin1'` sends each character of `body` as one byte (a windows-1252 page). */

@@ -53,7 +53,7 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 			return;
 		}
 		case 'echoToken': {
-			const token = encodeToken(bearerToken(req) ?? '', fault.form ?? 'raw');
+			const token = 'p'.repeat(fault.pad ?? 0) + encodeToken(bearerToken(req) ?? '', fault.form ?? 'raw');
 			// Written as JSON text by hand: a \u escape stays in the body as the Service wrote it.
 			const quoted = (text: string) => `"${fault.form === 'jsonEscaped' || fault.form === 'jsonSolidus' ? text : JSON.stringify(text).slice(1, -1)}"`;
 			const json = (status: number, body: string, headers: Record<string, string> = {}) => {

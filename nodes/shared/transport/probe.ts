@@ -12,6 +12,7 @@ import { readPrefix } from './body';
 import { isTimeout } from './errors';
 import { streamedRequest } from './requestOptions';
 import { withoutTrailingSlashes } from './settings';
+import { maskCutToken, tokenRedactors } from '../redaction';
 
 const CREDENTIAL = 'serviceApi';
 /** The credential's own fields; every other one lives behind the Advanced Settings switch. */
@@ -47,15 +48,22 @@ export function probeClock(now: () => number = Date.now): () => number {
 	};
 }
 
-/** An answer as the checks read it: header names in lower case (a repeated one joined), at most PROBE_LIMITS.bodyBytes of the body. */
-export async function probeAnswer(status: number, headers: Record<string, unknown> | undefined, body: unknown, timeoutMs: number, startedAt: number): Promise<ProbeAnswer> {
+/**
+ * An answer as the checks read it: header names in lower case (a repeated one joined), at most
+ * PROBE_LIMITS.bodyBytes of the body; every form of the token taken out before the checks see it, so
+ * no later shortening can leave a part of it (a start of it at the body's cut too).
+ */
+export async function probeAnswer(status: number, headers: Record<string, unknown> | undefined, body: unknown, timeoutMs: number, startedAt: number, token = ''): Promise<ProbeAnswer> {
+	const { redact, redactBytes } = tokenRedactors(token);
 	const map = new Map<string, string>();
 	for (const [name, value] of Object.entries(headers ?? {})) {
 		if (value === undefined || value === null) continue;
-		map.set(name.toLowerCase(), Array.isArray(value) ? value.map(String).join(', ') : String(value));
+		map.set(redact(name.toLowerCase()), redact(Array.isArray(value) ? value.map(String).join(', ') : String(value)));
 	}
 	const read = await readPrefix(body, timeoutMs, PROBE_LIMITS.bodyBytes, { at: startedAt + timeoutMs, ms: timeoutMs });
-	return { status, headers: map, body: new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.length), truncated: read.truncated };
+	let bytes = redactBytes(read.bytes);
+	if (read.truncated) bytes = Buffer.from(maskCutToken(bytes.toString('latin1'), token), 'latin1');
+	return { status, headers: map, body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), truncated: read.truncated };
 }
 
 /** A failure without an answer, in words that carry no request (its headers hold the token). */
@@ -71,6 +79,7 @@ export type ProbeSend = (data: ICredentialDataDecryptedObject, url: string, time
 /** A Probe over one transport: the request's fields, the clock, failures in words without the request, the answer bounded. */
 export function probeOver(credentials: ICredentialDataDecryptedObject, send: ProbeSend, now: () => number = Date.now): Probe {
 	const timeout = probeClock(now);
+	const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
 	return async (request) => {
 		const data = credentialWithFields(credentials, request.fields);
 		// The engine's own bound for this request, never past the transport's deadline.
@@ -81,9 +90,11 @@ export function probeOver(credentials: ICredentialDataDecryptedObject, send: Pro
 		try {
 			full = await send(data, url, timeoutMs);
 		} catch (error) {
-			throw probeFailure(error, request.path, timeoutMs);
+			const failure = probeFailure(error, request.path, timeoutMs);
+			failure.message = tokenRedactors(token).redact(failure.message);
+			throw failure;
 		}
-		return await probeAnswer(full.statusCode, full.headers, full.body, timeoutMs, startedAt);
+		return await probeAnswer(full.statusCode, full.headers, full.body, timeoutMs, startedAt, token);
 	};
 }
 
