@@ -1,6 +1,9 @@
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
 import { ServiceTrigger } from '../../../nodes/ServiceTrigger/ServiceTrigger.node';
+import { renewalAttempts } from '../../../nodes/ServiceTrigger/lifecycle/renewal';
+import { heldSecrets, resealRetries } from '../../../nodes/ServiceTrigger/verify/heldSecrets';
+import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import {
 	captureLogs,
 	receiverTls,
@@ -98,4 +101,12 @@ async function startTriggerSetup(options: TriggerSetupOptions, setup: TriggerSet
 /** Every run of `length` characters of `secret`: none may appear in stored or logged text. */
 export function secretWindows(secret: string, length = 8): string[] {
 	return Array.from({ length: Math.max(secret.length - length + 1, 0) }, (_, i) => secret.slice(i, i + length));
+}
+
+/** What a restart forgets: every secret, key and attempt this process held. */
+export function freshProcess(): void {
+	heldSecrets.clear();
+	resealRetries.clear();
+	recentKeys.forgetAll();
+	renewalAttempts.clear();
 }
