@@ -41,16 +41,19 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 	};
 	try {
 		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
-			let rows: unknown[];
-			try {
-				rows = pageRows(page.content, format === 'csv' ? csv : undefined, settings);
-			} catch (error) {
-				throw pageFailed.call(this, error, run, page.request, items.length);
-			}
-			for (const row of rows) {
-				if (limit !== undefined && items.length >= limit) break;
+			const before = items.length;
+			const take = (row: unknown) => {
+				if (limit !== undefined && items.length >= limit) return false;
 				checkWindow(row, items.length + 1);
 				items.push({ json: asJson(row) });
+				return limit === undefined || items.length < limit;
+			};
+			try {
+				// CSV rows are read one at a time, up to Limit: no page of parsed rows is held (docs/token-and-limits.md).
+				if (format === 'csv') csv.page(settings.redactBytes(page.content as Buffer)).each((cells) => take(csv.row(cells)));
+				else for (const row of pageRows(page.content, undefined, settings)) if (!take(row)) break;
+			} catch (error) {
+				throw pageFailed.call(this, error, run, page.request, before);
 			}
 			if (limit !== undefined && items.length >= limit) break;
 		}
