@@ -141,14 +141,17 @@ export class CsvPages {
 		return rows;
 	}
 
-	/** One data row as an object keyed by the header row, values as text (CSV has no types). */
+	/**
+	 * One data row as an object keyed by the header row, values as text (CSV has no types), each its
+	 * own copy: a row kept must not keep its page's text alive (a cut of 13 characters or more would).
+	 */
 	row(cells: readonly string[]): Record<string, string> {
 		const header = this.header!;
 		// fromEntries defines own properties: a column named `__proto__` keeps its value (an assignment would not).
-		if (header.includes('__proto__')) return Object.fromEntries(header.map((name, i) => [name, cells[i]])) as Record<string, string>;
+		if (header.includes('__proto__')) return Object.fromEntries(header.map((name, i) => [name, ownText(cells[i])])) as Record<string, string>;
 		// Else assignment makes the same own fields in the same order, without an array per cell (bench item 1).
 		const row: Record<string, string> = {};
-		for (let i = 0; i < header.length; i++) row[header[i]] = cells[i];
+		for (let i = 0; i < header.length; i++) row[header[i]] = ownText(cells[i]);
 		return row;
 	}
 
@@ -230,6 +233,12 @@ export class CsvPage {
 			if (error !== STOP) throw error;
 		}
 	}
+}
+
+/** A copy of `text` that does not point into a larger string (V8 keeps a cut of 13 or more characters as a view of its source). */
+export function ownText(text: string): string {
+	// The joined string is flattened into a new one; the cut is a view of that copy, one character longer.
+	return text.length < 13 ? text : ` ${text}`.substring(1);
 }
 
 /**

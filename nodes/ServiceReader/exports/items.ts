@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CsvPages } from '../../shared/csv';
-import { pageRows } from '../../shared/exportRows';
+import { eachPageRow } from '../../shared/exportRows';
 import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { PageRequest } from '../../shared/paging';
@@ -50,8 +50,7 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 			};
 			try {
 				// CSV rows are read one at a time, up to Limit: no page of parsed rows is held (docs/token-and-limits.md).
-				if (format === 'csv') csv.page(settings.redactBytes(page.content as Buffer)).each((cells) => take(csv.row(cells)));
-				else for (const row of pageRows(page.content, undefined, settings)) if (!take(row)) break;
+				eachPageRow(page.content, format === 'csv' ? csv : undefined, settings, take);
 			} catch (error) {
 				throw pageFailed.call(this, error, run, page.request, before);
 			}
