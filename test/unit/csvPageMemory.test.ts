@@ -13,14 +13,16 @@ import { heapAfterGc, MiB } from './heapAfterGc';
  */
 
 const noRedaction = { redactBytes: (bytes: Buffer) => bytes };
-const rows = (count: number, row: (n: number) => string) => {
-	const parts: string[] = [];
-	for (let n = 0; n < count; n++) parts.push(row(n));
-	return parts.join('');
-};
+/** A page's bytes written straight into a Buffer (off the heap): no page-sized string is left for the baseline to count. */
+function pageOf(header: string, count: number, row: (n: number) => string): Buffer {
+	const page = Buffer.allocUnsafe(header.length + count * Buffer.byteLength(row(count - 1)));
+	let at = page.write(header, 'latin1');
+	for (let n = 0; n < count; n++) at += page.write(row(n), at, 'latin1');
+	return page.subarray(0, at);
+}
 
 test('Get Many, Limit 10: a page of 2,000,000 two-byte rows (8 MB) takes the heap up less than 4 times its bytes', () => {
-	const page = Buffer.from(`ke\r\n${'ab\r\n'.repeat(2_000_000)}`, 'latin1');
+	const page = pageOf('ke\r\n', 2_000_000, () => 'ab\r\n');
 	const before = heapAfterGc();
 	const items: unknown[] = [];
 	let growth = 0;
@@ -40,7 +42,7 @@ test('Get Many, Limit 10: a page of 2,000,000 two-byte rows (8 MB) takes the hea
 }, 120_000);
 
 test('Changes Trigger: a page of 2,000,000 rows stops at Max Rows with live heap a small multiple of the state kept plus the page', async () => {
-	const page = Buffer.from(`ke,tier\r\n${rows(2_000_000, (n) => `K${n},t\r\n`)}`, 'latin1');
+	const page = pageOf('ke,tier\r\n', 2_000_000, (n) => `K${n},t\r\n`);
 	const before = heapAfterGc();
 	const samples: Array<{ row: number; growth: number }> = [];
 	const source: ExportSource = {
@@ -67,7 +69,7 @@ test('Changes Trigger: a page of 2,000,000 rows stops at Max Rows with live heap
 }, 180_000);
 
 test('Add Company Details: a page of 2,000,000 rows is looked through holding the bounded rows, not the page parsed', async () => {
-	const page = Buffer.from(`ke,name\r\n${rows(2_000_000, (n) => `K${n},n\r\n`)}`, 'latin1');
+	const page = pageOf('ke,name\r\n', 2_000_000, (n) => `K${n},n\r\n`);
 	const readings = new PortfolioReadings();
 	const before = heapAfterGc();
 	const samples: number[] = [];
