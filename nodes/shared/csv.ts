@@ -227,11 +227,14 @@ export class CsvPage {
 			if (seen++ >= taken && take(cells) === false) throw STOP;
 			return null;
 		};
+		let failure: unknown;
 		try {
 			parse(this.text, { delimiter, skip_empty_lines: true, relax_column_count: true, on_record });
 		} catch (error) {
-			if (error !== STOP) throw error;
+			failure = error;
 		}
+		// The page's own error (csv-parse's words, or a row's) as thrown; STOP only ended the reading.
+		if (failure !== undefined && failure !== STOP) throw failure as Error;
 	}
 }
 
@@ -243,8 +246,8 @@ export function ownText(text: string): string {
 
 /**
  * A page's records as csv-parse reads them (RFC 4180 quoting, empty lines skipped, one kind of line
- * end: CRLF throughout or LF), in one pass without its per-character machinery; undefined for any
- * page it is not sure of (a stray quote, a lone CR, mixed line ends, a lone quoted empty cell), which
+ * end: CRLF, LF or CR throughout), in one pass without its per-character machinery; undefined for any
+ * page it is not sure of (a stray quote, mixed line ends, a lone quoted empty cell), which
  * csv-parse then reads and, where it must, refuses with its own words.
  */
 export function splitPlain(text: string, delimiter: string): string[][] | undefined {
@@ -260,7 +263,7 @@ export function splitPlain(text: string, delimiter: string): string[][] | undefi
 export function splitEach(text: string, delimiter: string, take: CsvVisit): number {
 	const d = delimiter.charCodeAt(0);
 	const n = text.length;
-	let crlf: boolean | undefined;
+	let lineEnd: number | undefined;
 	let taken = 0;
 	let i = 0;
 	while (i < n) {
@@ -298,18 +301,12 @@ export function splitEach(text: string, delimiter: string, take: CsvVisit): numb
 				i++;
 				continue;
 			}
-			if (c === CR) {
-				if (text.charCodeAt(i + 1) !== LF || crlf === false) return taken;
-				crlf = true;
-				i += 2;
-				break;
-			}
-			if (c === LF && crlf !== true) {
-				crlf = false;
-				i++;
-				break;
-			}
-			return taken;
+			// The first line end outside quotes is the page's, as csv-parse finds it: CRLF, else LF, else CR.
+			const end = c === CR ? (text.charCodeAt(i + 1) === LF ? CRLF : CR) : c === LF ? LF : 0;
+			if (end === 0 || (lineEnd !== undefined && end !== lineEnd)) return taken;
+			lineEnd = end;
+			i += end === CRLF ? 2 : 1;
+			break;
 		}
 		if (cells.length === 1 && cells[0] === '') {
 			if (quoted) return taken;
@@ -324,6 +321,8 @@ export function splitEach(text: string, delimiter: string, take: CsvVisit): numb
 const QUOTE_CODE = 34;
 const LF = 10;
 const CR = 13;
+/** Not a character: CR then LF, as a line end. */
+const CRLF = -2;
 
 /**
  * The header row, refused when it names a column twice: a row keyed by column name would keep one
