@@ -92,10 +92,10 @@ export class ExportReading {
 	}
 
 	/**
-	 * One page as read off the wire, a row at a time (`onRow` after each, e.g. to bound the poll): a
-	 * row object is built only for a row that is emitted. Returns the page's rows.
+	 * One page as read off the wire, a row at a time (`onRow` after each, e.g. to bound the poll; false
+	 * stops the page there): a row object is built only for a row that is emitted. Returns the rows taken.
 	 */
-	addPage(page: Page, onRow?: () => void): number {
+	addPage(page: Page, onRow?: () => boolean | void): number {
 		if (page.header === undefined) {
 			this.add(page.rows);
 			return page.rows.length;
@@ -113,7 +113,7 @@ export class ExportReading {
 				this.follow(cells, undefined);
 			}
 			rows++;
-			onRow?.();
+			return onRow?.();
 		});
 		this.endPage();
 		return rows;

@@ -136,6 +136,8 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 /** The editor's sample: the first rows of the export's first page as `added`. */
 export async function sampleExport(options: PollOptions, source: ExportSource, count: number): Promise<Change[]> {
 	const reading = new ExportReading(options.export, options.window, undefined, new Set(['added']), options.keyColumn ?? '');
-	await readPages(source, (page) => reading.addPage(page), true);
+	// The first `count` rows are all it shows: the page is not read past them.
+	let taken = 0;
+	await readPages(source, (page) => void reading.addPage(page, () => ++taken < count), true);
 	return reading.finish().changes.slice(0, count);
 }
