@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { CsvPages } from '../../nodes/shared/csv';
 import { eachPageRow } from '../../nodes/shared/exportRows';
 import { pollExport, type ExportSource } from '../../nodes/ServiceChangesTrigger/readPages';
+import { PortfolioReadings, type PortfolioSource } from '../../nodes/ServiceTrigger/companyDetails/portfolioReadings';
 import { runs } from '../property/fc';
 import { heapAfterGc, MiB } from './heapAfterGc';
 
@@ -131,6 +132,46 @@ describe('memory per byte of a CSV page, drawn shapes', () => {
 					expect(read).toBe(s.rows);
 				}
 				expect(measuredAt).toBe(Math.min(s.limit, s.rows));
+			}),
+			runs(15),
+		);
+	}, 600_000);
+
+	test('Add Company Details: live memory <= 1.1 x the page being read + 3 x what it holds by its own count + 2 MiB; the last company is found', async () => {
+		await fc.assert(
+			fc.asyncProperty(shape, async (s) => {
+				const pages = pagesOf(s);
+				const readings = new PortfolioReadings();
+				let worst = { live: 0, bound: 1 };
+				const before = heapAfterGc();
+				let current = 0;
+				const source: PortfolioSource = {
+					fetchPage: async (request) => {
+						current = request.page - 1;
+						if (current === 0) {
+							// Sampled as rows are held: where a page of parsed rows would be live.
+							const held = readings.held('cred')!.rows;
+							const set = held.set.bind(held);
+							let n = 0;
+							held.set = (key, value, now) => {
+								if (++n === Math.min(s.limit, s.rows) || n === s.rows) {
+									const live = heapAfterGc() - before;
+									const bound = 1.1 * pages[current].length + 3 * readings.heldBytes() + SLACK;
+									if (live / bound > worst.live / worst.bound) worst = { live, bound };
+								}
+								return set(key, value, now);
+							};
+						}
+						return { content: pages[current], nextCursor: current + 1 < pages.length ? `c${current + 1}` : undefined };
+					},
+					paging: { cursorParameter: 'cursor' },
+					csv: { delimiter: ',', headerRepeat: 'auto' },
+					failed: (_page, error) => error as Error,
+				};
+				const last = `K${s.rows - 1}`;
+				const found = await readings.lookUp('cred', [last], false, source);
+				expect(found.get(last)?.ke).toBe(last);
+				expect({ ...worst, under: worst.live <= worst.bound }).toEqual({ ...worst, under: true });
 			}),
 			runs(15),
 		);
