@@ -13,13 +13,14 @@
 import type { Change, ChangeKind, ExportName, Row } from './keys';
 import { canonical, ChangesError, fingerprint, keepsRows, keyColumns, keyOf, rowOf } from './keys';
 import { HeldChanges } from './heldChanges';
+import type { RowSource } from '../shared/keColumn';
 import type { ExportState } from './state';
 import { MET, rekey, sameRowText, storedValues } from './state';
 
 const same = (a: unknown, b: unknown) => a === b || canonical(a) === canonical(b);
 
-/** One page of an export: CSV as cell lists in the header row's order, JSON as rows. */
-export type Page = { header: string[]; cells: string[][] } | { header?: undefined; rows: Row[] };
+/** One page of an export: CSV read a row at a time (cells in the header row's order; `false` stops), JSON as rows. */
+export type Page = { header: string[]; each(visit: (cells: string[]) => boolean | void): void } | { header?: undefined; rows: Row[] };
 
 /**
  * One reading of an export against the state before it. Feed every page in order with `addPage`
@@ -90,21 +91,36 @@ export class ExportReading {
 		this.endPage();
 	}
 
-	/** One page as read off the wire: a row object is built only for a row that is emitted. */
-	addPage(page: Page): void {
-		if (page.header === undefined) return this.add(page.rows);
-		if (!this.keeps) return this.add(page.cells.map((cells) => rowOf(page.header, cells)), page.header);
-		// The key may be told by the first page's values: its rows as objects, once.
-		if (this.header === undefined && page.cells.length > 0) this.begin(page.header, page.cells.map((cells) => rowOf(page.header, cells)));
-		for (const cells of page.cells) {
-			this.rowCount++;
-			this.follow(cells, undefined);
+	/**
+	 * One page as read off the wire, a row at a time (`onRow` after each, e.g. to bound the poll; false
+	 * stops the page there): a row object is built only for a row that is emitted. Returns the rows taken.
+	 */
+	addPage(page: Page, onRow?: () => boolean | void): number {
+		if (page.header === undefined) {
+			this.add(page.rows);
+			return page.rows.length;
 		}
+		const header = page.header;
+		let rows = 0;
+		page.each((cells) => {
+			if (!this.keeps) {
+				this.rowCount++;
+				this.collect(rowOf(header, cells));
+			} else {
+				// The key may be told by the first page's values: read again row by row, none held.
+				if (this.header === undefined) this.begin(header, (visit) => page.each((again) => visit(rowOf(header, again))));
+				this.rowCount++;
+				this.follow(cells, undefined);
+			}
+			rows++;
+			return onRow?.();
+		});
 		this.endPage();
+		return rows;
 	}
 
 	/** The first page with rows: its header row, and the key read off it (by shape from its rows, if need be). */
-	private begin(header: readonly string[], rows: readonly Row[]): void {
+	private begin(header: readonly string[], rows: RowSource): void {
 		this.header = [...header];
 		this.next.columns = this.header;
 		const earlierKey = this.earlier?.key;

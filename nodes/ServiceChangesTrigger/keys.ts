@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 
 import { columnNamed } from '../shared/csv';
-import { columnWords, findKeColumn } from '../shared/keColumn';
+import { columnWords, findKeColumn, type RowSource } from '../shared/keColumn';
 
 export type ExportName = 'portfolio' | 'expiries' | 'invitations' | 'decisions' | 'statements';
 export type ChangeKind = 'added' | 'changed' | 'removed';
@@ -56,7 +56,7 @@ const SET_KEY_COLUMN = 'Set Key Column to the column that tells its rows apart';
  * column by name, then by the shape of `rows`, the first page's); undefined means a fingerprint of
  * the whole row. Throws ChangesError naming Key Column when the key cannot be told.
  */
-export function keyColumns(name: ExportName, header: readonly string[], rows: readonly Row[] = [], keyColumn = ''): string[] | undefined {
+export function keyColumns(name: ExportName, header: readonly string[], rows: RowSource = [], keyColumn = ''): string[] | undefined {
 	const quoted = () => header.map((c) => JSON.stringify(c)).join(', ');
 	const wanted = keyColumn.trim();
 	if (wanted !== '') {

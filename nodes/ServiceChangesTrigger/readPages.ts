@@ -44,13 +44,9 @@ export async function readPages(source: ExportSource, add: (page: Page) => void,
 	try {
 		for await (const page of cursorPages(fetchPage, source.paging, { prefetch: !firstPageOnly })) {
 			try {
-				const csv = source.csv;
-				const read: Page = csv === undefined
-					? { rows: pageRows(page.content, undefined, source).map(asRow) }
-					: { cells: csv.cells(source.redactBytes(page.content as Buffer)), header: csv.header ?? [] };
-				if (source.check !== undefined) source.check('cells' in read ? read.cells.map((cells) => rowOf(read.header, cells)) : read.rows, rowsRead);
+				const read = pageOf(source, page.content, rowsRead);
 				add(read);
-				rowsRead += 'cells' in read ? read.cells.length : read.rows.length;
+				rowsRead += 'rows' in read ? read.rows.length : read.rowsRead();
 			} catch (error) {
 				throw fail(error, page.request);
 			}
@@ -59,6 +55,33 @@ export async function readPages(source: ExportSource, add: (page: Page) => void,
 	} catch (error) {
 		throw error === failure ? error : fail(error, current);
 	}
+}
+
+/**
+ * One page as `add` takes it: JSON rows, or a CSV page read row by row as it is walked (each row
+ * checked first), so no page of parsed rows is held (docs/token-and-limits.md).
+ */
+function pageOf(source: ExportSource, content: unknown, before: number): Page & { rowsRead(): number } {
+	const csv = source.csv;
+	if (csv === undefined) {
+		const rows = pageRows(content, undefined, source).map(asRow);
+		source.check?.(rows, before);
+		return { rows, rowsRead: () => rows.length };
+	}
+	const page = csv.page(source.redactBytes(content as Buffer));
+	const header = csv.header ?? [];
+	const check = source.check;
+	return {
+		header,
+		each: (visit) => {
+			let row = 0;
+			page.each((cells) => {
+				check?.([rowOf(header, cells)], before + row++);
+				return visit(cells);
+			});
+		},
+		rowsRead: () => page.rowsRead,
+	};
 }
 
 function asRow(row: unknown): Row {
@@ -92,10 +115,12 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 	const budget = options.limits === undefined ? undefined : new PollBudget(options.export, options.limits);
 	let rowsRead = 0;
 	await readPages(source, (page) => {
-		const rows = 'cells' in page ? page.cells.length : page.rows.length;
-		budget?.rowsOf(rows);
-		reading.addPage(page);
-		rowsRead += rows;
+		// Max Rows and Max State Size are held to row by row: a page past them is not read on.
+		if (page.header === undefined) budget?.rowsOf(page.rows.length);
+		rowsRead += reading.addPage(page, page.header === undefined || budget === undefined ? undefined : () => {
+			budget.rowsOf(1);
+			budget.state(reading.stateChars());
+		});
 		budget?.after(reading.stateChars());
 	});
 	const { changes, state } = reading.finish();
@@ -111,6 +136,8 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 /** The editor's sample: the first rows of the export's first page as `added`. */
 export async function sampleExport(options: PollOptions, source: ExportSource, count: number): Promise<Change[]> {
 	const reading = new ExportReading(options.export, options.window, undefined, new Set(['added']), options.keyColumn ?? '');
-	await readPages(source, (page) => reading.addPage(page), true);
+	// The first `count` rows are all it shows: the page is not read past them.
+	let taken = 0;
+	await readPages(source, (page) => void reading.addPage(page, () => ++taken < count), true);
 	return reading.finish().changes.slice(0, count);
 }

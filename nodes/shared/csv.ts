@@ -5,7 +5,7 @@
  * - the delimiter is read off the first page's header row (`detectDelimiter`), or set;
  * - a later page's first record is the header again when it equals the first page's header row,
  *   else a data row (`CsvHeaderRepeat` pins either way).
- * `CsvPages` turns pages into row objects keyed by the header row (csv-parse). The file export
+ * `CsvPages` reads pages record by record (`CsvPage.each`), never a page of parsed rows. The file export
  * streams pages through byte for byte instead (`exports/csvPageFilter.ts`), with the same rules.
  */
 import { parse } from 'csv-parse/sync';
@@ -97,8 +97,15 @@ export function isRepeatedHeader(first: readonly string[], header: readonly stri
 	return false;
 }
 
+/** What a page's consumer is handed: each data row's cells in the header row's order; `false` stops the reading. */
+export type CsvVisit = (cells: string[]) => boolean | void;
+
+/** Thrown through csv-parse's `on_record` to stop it once the consumer has what it wants. */
+const STOP = new Error('stop');
+
 /**
- * The pages of one export as row objects: header row as keys, values as text (CSV has no types).
+ * The pages of one export, read lazily: `page` keeps a page's text and reads its records one at a
+ * time, so a consumer holds the rows it keeps, never a page of parsed rows (docs/token-and-limits.md).
  * Handles a byte order mark, CRLF or LF line ends, quoted delimiters, quotes ("") and line breaks.
  * Feed the pages in order; the first one gives the header row (and the delimiter, when detected).
  */
@@ -111,56 +118,45 @@ export class CsvPages {
 		if (reading.delimiter !== 'auto') this.delimiter = reading.delimiter;
 	}
 
-	rows(input: string | Buffer): Array<Record<string, string>> {
-		const records = this.records(input, false);
-		const header = this.header;
-		if (header === undefined || records.length === 0) return [];
-		// fromEntries defines own properties: a column named `__proto__` keeps its value (an assignment would not).
-		if (header.includes('__proto__')) return records.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i]])) as Record<string, string>);
-		// Else assignment makes the same own fields in the same order, without an array per cell (bench item 1).
-		const width = header.length;
-		return records.map((cells) => {
-			const row: Record<string, string> = {};
-			for (let i = 0; i < width; i++) row[header[i]] = cells[i];
-			return row;
-		});
-	}
-
-	/**
-	 * The page's data rows as cell lists in the header row's order (`header` is set once this returns):
-	 * what `rows` reads, without an object per row. A page without quotes is split directly.
-	 */
-	cells(input: string | Buffer): string[][] {
-		return this.records(input, true);
-	}
-
-	private records(input: string | Buffer, split: boolean): string[][] {
-		const text = (typeof input === 'string' ? input : input.toString('utf8')).replace(/^\uFEFF/, '');
+	/** One page, its header row (or repeated header) read at once and its data rows as `each` is called. */
+	page(input: string | Buffer): CsvPage {
+		let text = typeof input === 'string' ? input : input.toString('utf8');
+		if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
 		if (this.delimiter === undefined) {
 			const body = text.replace(/^[\r\n]+/, '');
 			const end = firstRecordEnd(body);
 			const headerRow = end < 0 ? body : body.slice(0, end);
-			if (headerRow === '') return [];
+			if (headerRow === '') return new CsvPage(this, '', this.reading);
 			this.delimiter = detectDelimiter(headerRow);
 			this.detected = true;
 		}
-		// csv-parse's own error (e.g. an unclosed quote) names the line.
-		const records = (split ? splitPlain(text, this.delimiter) : undefined) ??
-			(parse(text, { delimiter: this.delimiter, skip_empty_lines: true, relax_column_count: true }) as string[][]);
-		if (records.length === 0) return [];
-		if (this.header === undefined) this.header = headerRow(records.shift()!);
-		else if (isRepeatedHeader(records[0], this.header, this.reading.headerRepeat)) records.shift();
-		const width = this.header.length;
-		const strip = this.reading.stripFormulaGuard;
-		for (let index = 0; index < records.length; index++) {
-			const cells = records[index];
-			if (cells.length !== width) throw this.lengthError(index + 1, cells.length);
-			if (strip) for (let i = 0; i < width; i++) cells[i] = stripFormulaGuard(cells[i]);
-		}
-		return records;
+		return new CsvPage(this, text, this.reading);
 	}
 
-	private lengthError(row: number, cells: number): CsvFormatError {
+	/** A page's data rows as row objects, all held: for pages that are small by nature (an import's answer, the KE picker's one page). */
+	rows(input: string | Buffer): Array<Record<string, string>> {
+		const page = this.page(input);
+		const rows: Array<Record<string, string>> = [];
+		page.each((cells) => void rows.push(this.row(cells)));
+		return rows;
+	}
+
+	/**
+	 * One data row as an object keyed by the header row, values as text (CSV has no types), each its
+	 * own copy: a row kept must not keep its page's text alive (a cut of 13 characters or more would).
+	 */
+	row(cells: readonly string[]): Record<string, string> {
+		const header = this.header!;
+		// fromEntries defines own properties: a column named `__proto__` keeps its value (an assignment would not).
+		if (header.includes('__proto__')) return Object.fromEntries(header.map((name, i) => [name, ownText(cells[i])])) as Record<string, string>;
+		// Else assignment makes the same own fields in the same order, without an array per cell (bench item 1).
+		const row: Record<string, string> = {};
+		for (let i = 0; i < header.length; i++) row[header[i]] = ownText(cells[i]);
+		return row;
+	}
+
+	/** @internal The words for a data row whose cell count is not the header row's. */
+	lengthError(row: number, cells: number): CsvFormatError {
 		const hint = this.detected
 			? ` The delimiter was read off the header row as ${DELIMITER_NAMES[this.delimiter!]}: if that is wrong, ${SET_DELIMITER}.`
 			: '';
@@ -169,16 +165,106 @@ export class CsvPages {
 }
 
 /**
+ * One page's text, read record by record as `each` asks (again from the start on each call: the KE
+ * found by shape reads the first page twice). Its first record is read at once: the header row on
+ * the export's first page, else the header again or a data row (CsvHeaderRepeat).
+ */
+export class CsvPage {
+	/** Whether the page's first record is not a data row (the header row, or it repeated). */
+	private skipFirst = false;
+	/** Data rows handed on by the pass that went furthest. */
+	rowsRead = 0;
+
+	constructor(
+		private readonly pages: CsvPages,
+		private readonly text: string,
+		private readonly reading: CsvReading,
+	) {
+		if (text === '') return;
+		this.records((cells) => {
+			if (pages.header === undefined) {
+				pages.header = headerRow(cells);
+				this.skipFirst = true;
+			} else this.skipFirst = isRepeatedHeader(cells, pages.header, reading.headerRepeat);
+			return false;
+		});
+	}
+
+	/** The header row, once any page had one. */
+	get header(): string[] | undefined {
+		return this.pages.header;
+	}
+
+	/** Each data row in order, its cells checked against the header row and guard-stripped; stops when `visit` returns false. */
+	each(visit: CsvVisit): void {
+		// No record at all (empty lines only): no header row, no rows.
+		if (this.text === '' || this.pages.header === undefined) return;
+		const width = this.pages.header.length;
+		const strip = this.reading.stripFormulaGuard;
+		let first = true;
+		let row = 0;
+		this.records((cells) => {
+			if (first) {
+				first = false;
+				if (this.skipFirst) return true;
+			}
+			row++;
+			if (row > this.rowsRead) this.rowsRead = row;
+			if (cells.length !== width) throw this.pages.lengthError(row, cells.length);
+			if (strip) for (let i = 0; i < width; i++) cells[i] = stripFormulaGuard(cells[i]);
+			return visit(cells);
+		});
+	}
+
+	/** Every record of the text to `take` until it returns false: split directly, else by csv-parse from where that was unsure. */
+	private records(take: CsvVisit): void {
+		const delimiter = this.pages.delimiter!;
+		const taken = splitEach(this.text, delimiter, take);
+		if (taken < 0) return;
+		// csv-parse reads the page again, passing over the records already taken; its own error (e.g. an unclosed quote) names the line.
+		let seen = 0;
+		const on_record = (cells: string[]) => {
+			if (seen++ >= taken && take(cells) === false) throw STOP;
+			return null;
+		};
+		let failure: unknown;
+		try {
+			parse(this.text, { delimiter, skip_empty_lines: true, relax_column_count: true, on_record });
+		} catch (error) {
+			failure = error;
+		}
+		// The page's own error (csv-parse's words, or a row's) as thrown; STOP only ended the reading.
+		if (failure !== undefined && failure !== STOP) throw failure as Error;
+	}
+}
+
+/** A copy of `text` that does not point into a larger string (V8 keeps a cut of 13 or more characters as a view of its source). */
+export function ownText(text: string): string {
+	// The joined string is flattened into a new one; the cut is a view of that copy, one character longer.
+	return text.length < 13 ? text : ` ${text}`.substring(1);
+}
+
+/**
  * A page's records as csv-parse reads them (RFC 4180 quoting, empty lines skipped, one kind of line
- * end: CRLF throughout or LF), in one pass without its per-character machinery; undefined for any
- * page it is not sure of (a stray quote, a lone CR, mixed line ends, a lone quoted empty cell), which
+ * end: CRLF, LF or CR throughout), in one pass without its per-character machinery; undefined for any
+ * page it is not sure of (a stray quote, mixed line ends, a lone quoted empty cell), which
  * csv-parse then reads and, where it must, refuses with its own words.
  */
 export function splitPlain(text: string, delimiter: string): string[][] | undefined {
+	const records: string[][] = [];
+	return splitEach(text, delimiter, (cells) => void records.push(cells)) < 0 ? records : undefined;
+}
+
+/**
+ * `splitPlain` one record at a time: each to `take` until it returns false. -1 once the text was read
+ * (or `take` stopped); else the number of records taken before the first one it is not sure of, the
+ * same as csv-parse's first records (a record is taken only once it ended).
+ */
+export function splitEach(text: string, delimiter: string, take: CsvVisit): number {
 	const d = delimiter.charCodeAt(0);
 	const n = text.length;
-	let crlf: boolean | undefined;
-	const records: string[][] = [];
+	let lineEnd: number | undefined;
+	let taken = 0;
 	let i = 0;
 	while (i < n) {
 		const cells: string[] = [];
@@ -190,7 +276,7 @@ export function splitPlain(text: string, delimiter: string): string[][] | undefi
 				let cell = '';
 				for (;;) {
 					const q = text.indexOf('"', from);
-					if (q < 0) return undefined;
+					if (q < 0) return taken;
 					if (text.charCodeAt(q + 1) !== QUOTE_CODE) {
 						cells.push(cell + text.slice(from, q));
 						i = q + 1;
@@ -204,7 +290,7 @@ export function splitPlain(text: string, delimiter: string): string[][] | undefi
 				for (; j < n; j++) {
 					const c = text.charCodeAt(j);
 					if (c === d || c === LF || c === CR) break;
-					if (c === QUOTE_CODE) return undefined;
+					if (c === QUOTE_CODE) return taken;
 				}
 				cells.push(text.slice(i, j));
 				i = j;
@@ -215,31 +301,28 @@ export function splitPlain(text: string, delimiter: string): string[][] | undefi
 				i++;
 				continue;
 			}
-			if (c === CR) {
-				if (text.charCodeAt(i + 1) !== LF || crlf === false) return undefined;
-				crlf = true;
-				i += 2;
-				break;
-			}
-			if (c === LF && crlf !== true) {
-				crlf = false;
-				i++;
-				break;
-			}
-			return undefined;
+			// The first line end outside quotes is the page's, as csv-parse finds it: CRLF, else LF, else CR.
+			const end = c === CR ? (text.charCodeAt(i + 1) === LF ? CRLF : CR) : c === LF ? LF : 0;
+			if (end === 0 || (lineEnd !== undefined && end !== lineEnd)) return taken;
+			lineEnd = end;
+			i += end === CRLF ? 2 : 1;
+			break;
 		}
 		if (cells.length === 1 && cells[0] === '') {
-			if (quoted) return undefined;
+			if (quoted) return taken;
 			continue;
 		}
-		records.push(cells);
+		taken++;
+		if (take(cells) === false) return -1;
 	}
-	return records;
+	return -1;
 }
 
 const QUOTE_CODE = 34;
 const LF = 10;
 const CR = 13;
+/** Not a character: CR then LF, as a line end. */
+const CRLF = -2;
 
 /**
  * The header row, refused when it names a column twice: a row keyed by column name would keep one

@@ -53,17 +53,32 @@ function byName(header: readonly string[]): { column: string; ambiguous?: string
 	return undefined;
 }
 
-/** Whether every value could be a KE (an identifier the Reader puts in a request path) and no two are the same. */
-function identifiersIn(rows: ReadonlyArray<Record<string, unknown>>, column: string): boolean {
-	const seen = new Set<string>();
-	for (const row of rows) {
-		const value = row[column];
-		if (typeof value !== 'string' && typeof value !== 'number') return false;
-		const text = String(value).trim();
-		if (text.length === 0 || text.length > MAX_ID_LENGTH || !SAFE_SEGMENT.test(text) || seen.has(text)) return false;
-		seen.add(text);
-	}
-	return rows.length > 0;
+/**
+ * Rows to tell the KE column by: a list, or a reading that hands them one at a time (a page read lazily,
+ * csv.ts) and stops when the visitor returns false, so no page of rows is held to look at them.
+ */
+export type RowSource = ReadonlyArray<Record<string, unknown>> | ((visit: (row: Record<string, unknown>) => boolean) => void);
+
+/** The columns whose every value could be a KE (an identifier the Reader puts in a request path), no two the same: one pass. */
+function identifierColumns(header: readonly string[], rows: RowSource): string[] {
+	let open = header.map((column) => ({ column, seen: new Set<string>() }));
+	let any = false;
+	const visit = (row: Record<string, unknown>) => {
+		any = true;
+		open = open.filter(({ column, seen }) => {
+			const value = row[column];
+			if (typeof value !== 'string' && typeof value !== 'number') return false;
+			const text = String(value).trim();
+			if (text.length === 0 || text.length > MAX_ID_LENGTH || !SAFE_SEGMENT.test(text) || seen.has(text)) return false;
+			seen.add(text);
+			return true;
+		});
+		// No column left: the rest of the page cannot change the answer.
+		return open.length > 0;
+	};
+	if (typeof rows === 'function') rows(visit);
+	else for (const row of rows) if (!visit(row)) break;
+	return any ? open.map(({ column }) => column) : [];
 }
 
 const quoted = (columns: readonly string[]) => columns.map((c) => JSON.stringify(c)).join(', ');
@@ -74,13 +89,13 @@ const quoted = (columns: readonly string[]) => columns.map((c) => JSON.stringify
  * Otherwise why not, naming the columns (none, or more than one); the caller adds what the user can
  * do (a setting, By KE).
  */
-export function findKeColumn(header: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): { column: string } | { problem: string } {
+export function findKeColumn(header: readonly string[], rows: RowSource): { column: string } | { problem: string } {
 	const named = byName(header);
 	if (named?.ambiguous !== undefined) {
 		return { problem: `The portfolio has several columns named like a KE (${quoted(named.ambiguous)}), so which one holds the KE cannot be told` };
 	}
 	if (named !== undefined) return { column: named.column };
-	const shaped = header.filter((column) => identifiersIn(rows, column));
+	const shaped = identifierColumns(header, rows);
 	if (shaped.length === 1) return { column: shaped[0] };
 	if (shaped.length > 1) {
 		return {
@@ -93,7 +108,7 @@ export function findKeColumn(header: readonly string[], rows: ReadonlyArray<Reco
 }
 
 /** `findKeColumn`'s column, or its problem thrown as a KeColumnError. */
-export function keColumnOf(header: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
+export function keColumnOf(header: readonly string[], rows: RowSource): string {
 	const found = findKeColumn(header, rows);
 	if ('problem' in found) throw new KeColumnError(found.problem);
 	return found.column;

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CsvPages } from '../../shared/csv';
-import { pageRows } from '../../shared/exportRows';
+import { eachPageRow } from '../../shared/exportRows';
 import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { PageRequest } from '../../shared/paging';
@@ -41,16 +41,18 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 	};
 	try {
 		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
-			let rows: unknown[];
-			try {
-				rows = pageRows(page.content, format === 'csv' ? csv : undefined, settings);
-			} catch (error) {
-				throw pageFailed.call(this, error, run, page.request, items.length);
-			}
-			for (const row of rows) {
-				if (limit !== undefined && items.length >= limit) break;
+			const before = items.length;
+			const take = (row: unknown) => {
+				if (limit !== undefined && items.length >= limit) return false;
 				checkWindow(row, items.length + 1);
 				items.push({ json: asJson(row) });
+				return limit === undefined || items.length < limit;
+			};
+			try {
+				// CSV rows are read one at a time, up to Limit: no page of parsed rows is held (docs/token-and-limits.md).
+				eachPageRow(page.content, format === 'csv' ? csv : undefined, settings, take);
+			} catch (error) {
+				throw pageFailed.call(this, error, run, page.request, before);
 			}
 			if (limit !== undefined && items.length >= limit) break;
 		}

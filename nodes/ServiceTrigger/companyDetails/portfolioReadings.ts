@@ -240,23 +240,25 @@ export class PortfolioReadings {
 		return { row: undefined };
 	}
 
+	/** One page, row by row: each row is held (bounded, `fit`) or dropped as it is read, never a page of parsed rows. */
 	private readPage(reading: PortfolioReading, content: Buffer): void {
 		const hadHeader = reading.csv.header !== undefined;
-		const rows = reading.csv.rows(content);
+		const page = reading.csv.page(content);
 		const header = reading.csv.header;
 		if (!hadHeader && header !== undefined) reading.headerBytes = rowBytes(Object.fromEntries(header.map((name) => [name, ''])));
-		// Told once, by the first page with rows (by name, else by shape), and kept for the later pages.
-		if (reading.keColumn === undefined && rows.length > 0) reading.keColumn = keColumnOf(header ?? [], rows);
-		const keColumn = reading.keColumn;
 		const now = this.now();
-		for (const row of rows) {
-			const rowKe = row[keColumn!].trim();
+		page.each((cells) => {
+			// Told once, by the first page with rows (by name, else by shape: that page read again, row by row), and kept for the later pages.
+			reading.keColumn ??= keColumnOf(header ?? [], (visit) => page.each((again) => visit(reading.csv.row(again))));
+			const row = reading.csv.row(cells);
+			const rowKe = row[reading.keColumn].trim();
 			reading.read++;
 			reading.rows.set(rowKe, row, now);
 			if (this.absent.size > 0) this.absent.delete(absentKey(reading.key, rowKe));
 			const wanted = reading.wanted.get(rowKe);
 			if (wanted !== undefined) wanted.row = row;
-		}
+			if (this.holding.size > 1) this.fit(reading);
+		});
 		this.fit(reading);
 	}
 
