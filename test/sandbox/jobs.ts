@@ -20,8 +20,11 @@ export interface JobAnswers {
 	ending: 'result' | 'failed' | 'never';
 	/** The job's URL on the Service's own origin, or on another one (the same server named `localhost`). */
 	origin: 'same' | 'other';
-	/** A policy run created done with its statement listed, or accepted `running`, its statement listed later. */
-	policyRun: 'completed' | 'running';
+	/**
+	 * A policy run created done with its statement listed, or accepted `running`, its statement listed later;
+	 * `acceptedNoJob`: a 202 whose Location names no job the Service serves (it answers 404), the statement listed later.
+	 */
+	policyRun: 'completed' | 'running' | 'acceptedNoJob';
 	/** Reads of the statements export after which a `running` run's statement is listed. */
 	statementAfterReads: number;
 }

@@ -40,10 +40,15 @@ export class JobError extends Error {
 		message: string,
 		readonly description: string,
 		readonly statusCode?: number,
+		/** Set when the 202 names no job that can be followed (it is not there, or not asked): why, in words. The request stands. */
+		readonly unfollowable?: string,
 	) {
 		super(message);
 	}
 }
+
+/** Statuses of a status URL that say there is no job to follow there (rather than a job that failed). */
+const NO_JOB_STATUSES: ReadonlySet<number> = new Set([404, 405, 410, 501]);
 
 const DONE = new Set(['completed', 'complete', 'succeeded', 'success', 'successful', 'done', 'finished', 'ready', 'processed']);
 const FAILED = new Set(['failed', 'failure', 'error', 'errored', 'cancelled', 'canceled', 'aborted', 'expired']);
@@ -226,6 +231,7 @@ export async function followJob(reference: string, accepted: JobRaw, deps: JobDe
 			`The Service answered ${status} when asked about its job`,
 			`The job at ${jobPath(url)} could not be followed${said ? `: the Service said "${said}"` : ''}. The request was accepted and not sent again: check its result at the Service before sending it once more.`,
 			status,
+			NO_JOB_STATUSES.has(status) ? `its job at ${jobPath(url)} answered ${status}${said ? ` ("${said}")` : ''}` : undefined,
 		);
 	}
 }

@@ -13,6 +13,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
 import { discardBody } from './body';
+import { addedFieldsKey } from '../addedFields';
 import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './envelopes';
 import { describeServiceError, isTimeout, readErrorBody } from './errors';
 import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from './jobs';
@@ -297,6 +298,10 @@ async function acceptedAnswer(
 		const { raw, body } = await followJob(reference, accepted, deps);
 		return { statusCode: raw.statusCode, headers: raw.headers, body };
 	} catch (error) {
+		// A write the Service accepted is never reported failed for want of a job to follow: its 202 is passed on, saying so.
+		if (error instanceof JobError && error.unfollowable !== undefined && call.method !== 'GET' && (call.response ?? 'json') === 'json') {
+			return { ...accepted, body: withJobNote(accepted.body, error.unfollowable) };
+		}
 		if (error instanceof JobError) throw fail(error.message, error.description, { job: true }, error.statusCode);
 		const code = (error as { code?: string }).code ?? 'network error';
 		throw fail(
@@ -305,6 +310,16 @@ async function acceptedAnswer(
 			{ job: true },
 		);
 	}
+}
+
+/** The accepted answer with the nodes' note that its job could not be followed, under `_reader` (addedFields.ts). */
+function withJobNote(body: unknown, why: string): IDataObject {
+	const sent = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : body === undefined || body === '' ? {} : { answer: body as IDataObject };
+	const note = {
+		job: 'not_followed',
+		job_note: `The Service accepted the request (202), but ${why}, so its result was not awaited. The request was not sent again: what it did is at the Service.`,
+	};
+	return { ...sent, [addedFieldsKey(sent)]: note };
 }
 
 async function send(

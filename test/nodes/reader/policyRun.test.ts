@@ -147,3 +147,37 @@ describe('Policy Run > Create: Wait for Statement', () => {
 		expect(later.control.requests().map((r) => r.method)).toEqual(['POST']);
 	});
 });
+
+describe('Policy Run > Create: a 202 whose job cannot be followed (its Location answers 404)', () => {
+	// The run is made; the Location names nothing the Service serves, and the statement is listed a little later.
+	const accepted = useSandbox({ dialect: { ...dialectNamed(dialectFromEnvironment()), jobs: { ...immediateJobs, policyRun: 'acceptedNoJob', statementAfterReads: 1 } } });
+	const STATEMENTS = '/v1/reader/exports/statements';
+
+	it('passes the accepted answer on, saying in _reader that its job was not followed, and never sends the run again', async () => {
+		const result = await runReader(accepted, runCreate('KE-1010'));
+		expect(result.error(READER)).toBeUndefined();
+		const [run] = accepted.control.policyRuns();
+		const { json } = result.output(READER)[0];
+		expect(json).toMatchObject({ id: run.id, ke: 'KE-1010', status: 'accepted', statement_wait: 'did_not_wait' });
+		expect(json._reader).toEqual({ job: 'not_followed', job_note: expect.any(String) });
+		const note = (json._reader as { job_note: string }).job_note;
+		expect(note.startsWith(`The Service accepted the request (202), but its job at /v1/reader/policy-runs/${run.id} answered 404`)).toBe(true);
+		expect(note.endsWith('so its result was not awaited. The request was not sent again: what it did is at the Service.')).toBe(true);
+		expect(accepted.control.policyRuns()).toHaveLength(1);
+		expect(accepted.control.requests().map((r) => [r.method, r.path, r.status])).toEqual([
+			['POST', PATH, 202],
+			['GET', `/v1/reader/policy-runs/${run.id}`, 404],
+		]);
+	});
+
+	it('Wait for Statement still finds the statement without a job', async () => {
+		const result = await runReader(accepted, runCreate('KE-1010', { statementWait: 30 }));
+		expect(result.error(READER)).toBeUndefined();
+		const run = accepted.control.policyRuns().at(-1)!;
+		const { json } = result.output(READER)[0];
+		expect(json).toMatchObject({ id: run.id, statement_wait: 'found', _reader: { job: 'not_followed' } });
+		expect(json.statement).toEqual(expect.objectContaining({ run_id: run.id, ke: 'KE-1010' }));
+		expect(accepted.control.requests({ method: 'POST' })).toHaveLength(1);
+		expect(accepted.control.requests({ method: 'GET', path: STATEMENTS }).length).toBeGreaterThan(0);
+	});
+});

@@ -45,6 +45,11 @@ export const policyRunRoutes: Route[] = [
 				listLater(ctx.reader, statement, jobs.statementAfterReads);
 				return sendJson(ctx.res, 201, { id: run.id, ke: run.ke, status: 'running', created_at: run.created_at });
 			}
+			if (jobs.policyRun === 'acceptedNoJob') {
+				// Accepted, pointing at the run where nothing is served: the run was made all the same.
+				listLater(ctx.reader, statement, jobs.statementAfterReads);
+				return sendJson(ctx.res, 202, { id: run.id, ke: run.ke, status: 'accepted' }, { Location: `/v1/reader/policy-runs/${run.id}` });
+			}
 			ctx.reader.statements.push(statement);
 			sendJson(ctx.res, 201, { id: run.id, ke: run.ke, status: run.status, statement_id: run.statement_id, created_at: run.created_at });
 		},

@@ -131,6 +131,15 @@ function answeredRows(
 	try {
 		return matchImportAnswer(body, sent, countIsLowerBound);
 	} catch (error) {
+		const note = (body as { _reader?: { job?: unknown; job_note?: unknown } } | undefined)?._reader;
+		if (note?.job === 'not_followed') {
+			// Accepted: the rows may be invited already, so the import is said as done but unanswered, never as refused.
+			throw new NodeApiError(this.getNode(), { rows: sent } as JsonObject, {
+				message: 'The Service accepted the import (202), but its rows\' answers could not be awaited',
+				description: `${String(note.job_note)} Check the invitations export before importing these rows again.`,
+				itemIndex: itemOfRow(1),
+			});
+		}
 		const problem =
 			error instanceof ImportAnswerError
 				? error
