@@ -188,6 +188,11 @@ export const advancedSettingsFields: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{
+				name: 'Detect',
+				value: 'auto',
+				description: 'Each reading of the secret is tried; the one a genuine delivery verifies under is kept',
+			},
+			{
 				name: 'Base64 (Optional Whsec_ Prefix)',
 				value: 'base64',
 				description: 'Secret looks like whsec_… followed by base64 text',
@@ -202,8 +207,8 @@ export const advancedSettingsFields: INodeProperties[] = [
 				description: 'The secret\'s characters are the key itself',
 			},
 		],
-		default: 'base64',
-		description: 'How the webhook signing secret is decoded into the HMAC key',
+		default: 'auto',
+		description: 'How the webhook signing secret is decoded into the HMAC key. Detect tries hex, base64 and the text itself, and keeps the one a delivery verifies under.',
 	},
 	{
 		displayName: 'Signature Encoding',

@@ -15,6 +15,7 @@ import { loadOptions } from './methods';
 import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails/companyDetails';
 import { passOnOnce } from './delivery/redelivery';
 import { renewalError, renewalIn } from './lifecycle/renewal';
+import { refusalRunError, refusalRunIn } from './delivery/refusalRun';
 import { testRefusalIn } from './delivery/testRefusal';
 import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
@@ -130,6 +131,12 @@ async function firstStep(this: IExecuteFunctions): Promise<INodeExecutionData[][
 	const renewal = renewalIn(this.getInputData());
 	if (renewal !== undefined) {
 		const { message, description } = renewalError(renewal);
+		throw new NodeOperationError(this.getNode(), message, { description });
+	}
+	// Started by signed deliveries refused in a row (refusalRun.ts): fails, naming the likely cause.
+	const run = refusalRunIn(this.getInputData());
+	if (run !== undefined) {
+		const { message, description } = refusalRunError(run);
 		throw new NodeOperationError(this.getNode(), message, { description });
 	}
 	const refusal = this.getMode() === 'manual' ? testRefusalIn(this.getInputData()) : undefined;

@@ -123,7 +123,7 @@ describe('credential settings', () => {
 				baseUrl: 'https://svc.example.com',
 				cursorParameter: 'cursor',
 				pageSize: undefined,
-				signingKeyEncoding: 'base64',
+				signingKeyEncoding: 'auto',
 				signatureEncoding: 'auto',
 				signatureTimestampUnit: 'auto',
 				csvDelimiter: 'auto',
@@ -191,7 +191,7 @@ describe('credential settings', () => {
 			jsonFormat: 'application/json',
 			requestTimeoutMs: 5000,
 		});
-		expect(read({ advancedSettings: false, ...fields })).toMatchObject({ cursorParameter: 'cursor', signingKeyEncoding: 'base64', requestTimeoutMs: 60_000 });
+		expect(read({ advancedSettings: false, ...fields })).toMatchObject({ cursorParameter: 'cursor', signingKeyEncoding: 'auto', requestTimeoutMs: 60_000 });
 	});
 
 	test('the access token is replaced by *** in text and bytes the Service sent; short tokens are left alone', () => {

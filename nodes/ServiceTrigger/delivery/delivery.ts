@@ -9,6 +9,7 @@ import type { TokenRedactors } from '../../shared/redaction';
 import { readServiceEvent, shouldStartWorkflow } from './events';
 import { processMemory, rememberedAlertKey, triggerKey } from './redelivery';
 import { renewalItem, renewEndpoint } from '../lifecycle/renewal';
+import { refusalRunItem, refusalRuns } from './refusalRun';
 import { testRefusalItem } from './testRefusal';
 import { refusalLog, refusalWords } from '../verify/refusalLog';
 import { resealRetries } from '../verify/heldSecrets';
@@ -36,10 +37,17 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		}
 		const words = refusalWords(verdict.reason, verdict.detail);
 		// The editor, listening for a test event, is shown a refusal that only a setting caused (testRefusal.ts).
-		const shown = this.getMode() === 'manual' ? await testRefusalItem(delivery, keys, verdict.reason, words) : undefined;
+		if (this.getMode() === 'manual') {
+			const shown = await testRefusalItem(delivery, keys, verdict.reason, words, verdict.detail);
+			const answered = answer.call(this, trigger, 401, words, verdict.reason);
+			return shown === undefined ? answered : { ...answered, workflowData: [[{ json: shown }]] };
+		}
+		// Signed deliveries refused in a row start one failing execution, so the execution list says alerts are lost (refusalRun.ts).
+		const run = refusalRuns.refused(trigger, verdict.reason, words, Date.now(), verdict.detail);
 		const answered = answer.call(this, trigger, 401, words, verdict.reason);
-		return shown === undefined ? answered : { ...answered, workflowData: [[{ json: shown }]] };
+		return run === undefined ? answered : { ...answered, workflowData: [[refusalRunItem(run)]] };
 	}
+	refusalRuns.accepted(trigger);
 
 	// 3. From here on the body is the Service's own.
 	const reading = readServiceEvent(rawBody);

@@ -28,7 +28,9 @@ const SETTINGS: Partial<Record<RefusalReason, { setting: string; detect: string;
  * The item to show a refused test delivery in the editor, when the delivery is genuine and only a
  * setting refused it; otherwise undefined (a forgery stays a plain 401).
  */
-export async function testRefusalItem(delivery: Delivery, keys: KeySource, reason: RefusalReason, words: string): Promise<IDataObject | undefined> {
+export async function testRefusalItem(delivery: Delivery, keys: KeySource, reason: RefusalReason, words: string, detail?: string): Promise<IDataObject | undefined> {
+	// Verified already under another reading of the secret: genuine, refused by Secret Encoding alone.
+	if (reason === 'secret_encoding') return { [MARK]: { reason: words, setting: 'Secret Encoding', detect: `${detail ?? 'Detect'} (or Detect)` } satisfies TestRefusal };
 	const fix = SETTINGS[reason];
 	if (fix === undefined) return undefined;
 	const relaxed: KeySource = {

@@ -15,7 +15,7 @@ import { endpointListed, endpointsAt, readCreatedEndpoint, webhookUrlProblem } f
 import { endpointsElsewhere, forgetEndpoint, storedEndpoints } from './staticData';
 import { heldSecrets, storeSealed } from '../verify/heldSecrets';
 import { unsealSecret } from '../verify/secretSeal';
-import { decodeSigningSecret, SigningSecretError } from '../verify/signingSecret';
+import { secretKeys, SigningSecretError, type SecretEncodingSetting } from '../verify/signingSecret';
 
 const WEBHOOK_NAME = 'default';
 const ENDPOINTS_PATH = '/v1/reader/webhooks';
@@ -109,7 +109,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 export async function registerEndpoint(
 	this: LifecycleContext,
 	url: string,
-	signingKeyEncoding: Parameters<typeof decodeSigningSecret>[1],
+	signingKeyEncoding: SecretEncodingSetting,
 ): Promise<{ id?: string; secret: string }> {
 	const answer = await serviceRequest.call(this, { method: 'POST', path: ENDPOINTS_PATH, body: { url }, names: 'webhook' });
 	const created = readCreatedEndpoint(answer.body);
@@ -123,7 +123,7 @@ export async function registerEndpoint(
 		});
 	}
 	try {
-		decodeSigningSecret(created.secret, signingKeyEncoding);
+		secretKeys(created.secret, signingKeyEncoding);
 	} catch (error) {
 		await removeCreated();
 		// SigningSecretError messages never contain the secret; anything else gets no detail.

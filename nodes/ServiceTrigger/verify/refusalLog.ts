@@ -59,6 +59,8 @@ export function refusalWords(reason: RefusalReason, detail?: string): string {
 			return 'the t (timestamp) part is in unix seconds, but the credential\'s Signature Timestamp Unit is set to Milliseconds (set it to Detect or Seconds)';
 		case 'unit_milliseconds':
 			return 'the t (timestamp) part is in unix milliseconds, but the credential\'s Signature Timestamp Unit is set to Seconds (set it to Detect or Milliseconds)';
+		case 'secret_encoding':
+			return `the signature verifies only with the signing secret read as ${detail ?? 'another encoding'}, which the credential's Secret Encoding setting does not say: set Secret Encoding to ${detail ?? 'Detect'} (or Detect) in the Service API credential`;
 		case 'credential':
 			return `the Service API credential cannot be used: ${detail ?? ''}`;
 		case 'secret':

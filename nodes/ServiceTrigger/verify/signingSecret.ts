@@ -1,10 +1,15 @@
 /**
- * Turns a webhook signing secret into the HMAC key bytes. The spec leaves the secret's encoding
- * "not shown"; docs/service-choices.md takes `whsec_` + base64, and the credential's
- * Secret Encoding setting covers Services that differ. Pure: no n8n types.
+ * Turns a webhook signing secret into HMAC key bytes. The spec leaves the secret's encoding "not
+ * shown": with Secret Encoding on Detect (`auto`, the default) every reading the secret allows is a
+ * candidate, and the one a genuine delivery verifies under is learned (triggerKeys.ts); a set
+ * encoding gives one key. docs/trigger.md says why this does not help a forger. Pure: no n8n types.
  */
 
 export type SecretEncoding = 'base64' | 'hex' | 'raw';
+export type SecretEncodingSetting = 'auto' | SecretEncoding;
+
+/** The setting's value as the credential dialog shows it, for words that say what to set. */
+export const SECRET_ENCODING_LABELS: Record<SecretEncoding, string> = { base64: 'Base64 (Optional Whsec_ Prefix)', hex: 'Hex', raw: 'Raw Text' };
 
 /** A secret that cannot be decoded. The message never contains the secret itself. */
 export class SigningSecretError extends Error {}
@@ -36,4 +41,31 @@ export function decodeSigningSecret(secret: string, encoding: SecretEncoding): B
 	const key = Buffer.from(body, 'base64');
 	if (key.length === 0) throw new SigningSecretError('The webhook signing secret decodes to no key bytes.');
 	return key;
+}
+
+/**
+ * Every key the secret can be read as, most likely first, without repeats: `whsec_` or 64 hex
+ * characters say which reading leads. At most three (hex, base64, the text itself).
+ */
+export function secretReadings(secret: string): Array<{ encoding: SecretEncoding; key: Buffer }> {
+	const text = secret.trim();
+	const order: SecretEncoding[] = text.startsWith('whsec_') ? ['base64', 'raw', 'hex'] : HEX.test(text) ? ['hex', 'base64', 'raw'] : ['base64', 'hex', 'raw'];
+	const readings: Array<{ encoding: SecretEncoding; key: Buffer }> = [];
+	for (const encoding of order) {
+		try {
+			const key = decodeSigningSecret(text, encoding);
+			if (!readings.some((reading) => reading.key.equals(key))) readings.push({ encoding, key });
+		} catch {
+			// Not a reading this secret allows.
+		}
+	}
+	return readings;
+}
+
+/** The keys to verify with under a setting: one for a set encoding (it may throw), every reading for Detect. */
+export function secretKeys(secret: string, setting: SecretEncodingSetting): Array<{ encoding: SecretEncoding; key: Buffer }> {
+	if (setting !== 'auto') return [{ encoding: setting, key: decodeSigningSecret(secret, setting) }];
+	const readings = secretReadings(secret);
+	if (readings.length === 0) throw new SigningSecretError('The webhook signing secret is empty.');
+	return readings;
 }

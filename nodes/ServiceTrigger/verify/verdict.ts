@@ -33,6 +33,10 @@ export interface HeldKeys {
 	/** Signature Timestamp Unit (absent: auto). */
 	timestampUnit?: TimestampUnitSetting;
 	source: KeyOrigin;
+	/** With Secret Encoding set: the secret's other readings, tried only on a mismatch to say which setting would work. */
+	alternatives?: Array<{ setting: string; key: Buffer }>;
+	/** Told when a key other than the first verified (Detect learning the secret's reading). */
+	learned?: (key: Buffer) => void;
 }
 
 /** Why the credential and the sealed static data gave no key. */
@@ -53,6 +57,7 @@ export type RefusalReason =
 	| 'no_key'
 	| 'unit_seconds'
 	| 'unit_milliseconds'
+	| 'secret_encoding'
 	| KeyProblem;
 
 /** `detail`: the credential's own complaint (it names no secret), when a KeyProblem has one. */
@@ -88,18 +93,23 @@ function check(header: FreshSignatureHeader, rawBody: Buffer, held: HeldKeys): V
 		.map((value) => decodeSignature(value, held.signatureEncoding))
 		.filter((value): value is Buffer => value !== undefined);
 	if (candidates.length === 0) return { ok: false, reason: 'no_signature' };
-	if (held.keys.length === 0) return { ok: false, reason: 'no_key' };
+	if (held.keys.length === 0 && !held.alternatives?.length) return { ok: false, reason: 'no_key' };
 
-	let matched = false;
-	for (const key of held.keys) {
-		// The signed text uses `t` exactly as sent, so leading zeros or the like still verify.
+	// The signed text uses `t` exactly as sent, so leading zeros or the like still verify.
+	const signs = (key: Buffer) => {
 		const expected = createHmac('sha256', keyObject(key)).update(`${parts.timestamps[0]}.`).update(rawBody).digest();
-		for (const candidate of candidates) {
-			// timingSafeEqual throws on unequal lengths; the length is public anyway (always 32).
-			if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
-		}
-	}
-	return matched ? { ok: true, timestamp } : { ok: false, reason: 'mismatch' };
+		let equal = false;
+		// timingSafeEqual throws on unequal lengths; the length is public anyway (always 32).
+		for (const candidate of candidates) if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) equal = true;
+		return equal;
+	};
+	// The first key that verifies ends the search: once the reading is learned, one HMAC a delivery.
+	const at = held.keys.findIndex(signs);
+	if (at > 0) held.learned?.(held.keys[at]);
+	if (at >= 0) return { ok: true, timestamp };
+	// Refused all the same; said when another reading of the secret would have verified.
+	const other = held.alternatives?.find(({ key }) => signs(key));
+	return other === undefined ? { ok: false, reason: 'mismatch' } : { ok: false, reason: 'secret_encoding', detail: other.setting };
 }
 
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;

@@ -17,7 +17,8 @@ export interface ServiceSettings extends TokenRedactors {
 	cursorParameter: string;
 	/** Sent only when both name and size are set. */
 	pageSize?: { parameter: string; size: number };
-	signingKeyEncoding: 'base64' | 'hex' | 'raw';
+	/** `auto`: Detect (every reading of the secret; the one a delivery verifies under is learned). */
+	signingKeyEncoding: 'auto' | 'base64' | 'hex' | 'raw';
 	/** `auto`: told apart by length (64 hex characters against 43 or 44 base64 ones). */
 	signatureEncoding: 'auto' | 'hex' | 'base64';
 	/** The unit of `t` in Service-Signature; `auto`: told apart by size. */
@@ -94,7 +95,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 			pageSizeParameter && Number.isInteger(size) && size > 0
 				? { parameter: pageSizeParameter, size }
 				: undefined,
-		signingKeyEncoding: (['base64', 'hex', 'raw'] as const).find((e) => e === advanced.signingKeyEncoding) ?? 'base64',
+		signingKeyEncoding: (['auto', 'base64', 'hex', 'raw'] as const).find((e) => e === advanced.signingKeyEncoding) ?? 'auto',
 		signatureEncoding: (['auto', 'hex', 'base64'] as const).find((e) => e === advanced.signatureEncoding) ?? 'auto',
 		signatureTimestampUnit: (['auto', 'seconds', 'milliseconds'] as const).find((u) => u === advanced.signatureTimestampUnit) ?? 'auto',
 		csvDelimiter: CSV_DELIMITERS[String(advanced.csvDelimiter)] ?? 'auto',

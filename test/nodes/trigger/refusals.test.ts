@@ -1,5 +1,6 @@
 import { recentKeys } from '../../../nodes/ServiceTrigger/verify/recentKeys';
 import { refusalLog } from '../../../nodes/ServiceTrigger/verify/refusalLog';
+import { refusalRuns } from '../../../nodes/ServiceTrigger/delivery/refusalRun';
 import { postDelivery } from '../../harness';
 import { newSigningSecret, signatureHeader, type SignatureFormat } from '../../sandbox/signing';
 import { secretWindows, useTriggerSetup } from './setup';
@@ -21,7 +22,10 @@ describe('Service Trigger refuses what it cannot verify', () => {
 	});
 
 	// Each case below is its own first refusal of the minute; the rate limit has a test of its own.
-	beforeEach(() => refusalLog.forgetAll());
+	beforeEach(() => {
+		refusalLog.forgetAll();
+		refusalRuns.forgetAll();
+	});
 
 	const now = () => Math.floor(Date.now() / 1000);
 	const body = (alertId: string) =>
@@ -192,10 +196,14 @@ describe('Service Trigger refuses what it cannot verify', () => {
 			const answer = await postDelivery(url, { headers: { 'Service-Signature': header }, body: body(`al_flood_${attempt}`), ca: setup.receiverCa });
 			expect(answer.status).toBe(401);
 		}
-		const lines = setup.logs.slice(logsBefore);
+		const lines = setup.logs.slice(logsBefore).filter((line) => line.level === 'warn');
 		expect(lines).toHaveLength(1);
 		expect(lines[0].message).toMatch(/refused a webhook delivery \(401\)/);
 		expect(await setup.executionsOf('al_flood_0')).toHaveLength(0);
+		// However long the flood, one execution fails to say alerts are refused (at most one per trigger every 10 minutes).
+		const errorsBefore = setup.receiver.errors.length;
+		await setup.receiver.drained();
+		expect(setup.receiver.errors.slice(errorsBefore - 1).map((error) => error.message)).toEqual(['The execution failed: The Service Trigger refused 3 signed deliveries in a row: alerts are not reaching this workflow']);
 	});
 
 	it('refuses a stale delivery before reading the credential: even a broken credential is never reached', async () => {
