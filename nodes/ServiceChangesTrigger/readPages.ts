@@ -3,6 +3,7 @@
  * last page was read, the changes and the state to store. Pure: no n8n types (docs/changes-trigger.md).
  */
 import type { CsvPages } from '../shared/csv';
+import { csvPageRead } from '../shared/csvText';
 import { pageRows } from '../shared/exportRows';
 import type { PageAnswer, PageRequest, PagingOptions } from '../shared/paging';
 import { cursorPages } from '../shared/paging';
@@ -13,7 +14,7 @@ import { rowOf } from './keys';
 import type { PollLimits } from './limits';
 import { PollBudget } from './limits';
 import type { StoredState } from './state';
-import { restoreState, storeState } from './state';
+import { restoreState, storedBytes, storeState } from './state';
 
 /** Where one poll's pages come from and how they are read; `failed` words the error of a page that failed. */
 export interface ExportSource {
@@ -21,7 +22,7 @@ export interface ExportSource {
 	paging: PagingOptions;
 	/** CSV exports: one reading for the whole export; JSON exports: undefined. */
 	csv: CsvPages | undefined;
-	redactBytes(bytes: Buffer): Buffer;
+	redact(text: string): string;
 	failed(error: unknown, request: PageRequest | undefined, rowsRead: number): Error;
 	/** Throws when a row is not what was asked for (an expiries row outside the window); `before`: rows read before these. */
 	check?(rows: Row[], before: number): void;
@@ -47,7 +48,7 @@ export async function readPages(source: ExportSource, add: (page: Page) => void,
 				const csv = source.csv;
 				const read: Page = csv === undefined
 					? { rows: pageRows(page.content, undefined, source).map(asRow) }
-					: { cells: csv.cells(source.redactBytes(page.content as Buffer)), header: csv.header ?? [] };
+					: { cells: csv.cells(source.redact(csvPageRead(page.content as Buffer, page.contentType, csv))), header: csv.header ?? [] };
 				if (source.check !== undefined) source.check('cells' in read ? read.cells.map((cells) => rowOf(read.header, cells)) : read.rows, rowsRead);
 				add(read);
 				rowsRead += 'cells' in read ? read.cells.length : read.rows.length;
@@ -101,7 +102,7 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 	const { changes, state } = reading.finish();
 	const kept = storeState(state);
 	try {
-		budget?.state(Buffer.byteLength(kept.rows ?? '') + (kept.seen?.length ?? 0) * 19);
+		budget?.state(storedBytes(kept));
 	} catch (error) {
 		throw source.failed(error, undefined, rowsRead);
 	}

@@ -43,7 +43,7 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 		for await (const page of cursorPages(fetchPage, paging, { prefetch: limit === undefined })) {
 			let rows: unknown[];
 			try {
-				rows = pageRows(page.content, format === 'csv' ? csv : undefined, settings);
+				rows = pageRows(page.content, format === 'csv' ? csv : undefined, settings, page.contentType);
 			} catch (error) {
 				throw pageFailed.call(this, error, run, page.request, items.length);
 			}

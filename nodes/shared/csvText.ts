@@ -1,0 +1,177 @@
+/**
+ * A CSV page's bytes as text, before any row is read: the charset (a byte order mark, else the
+ * Content-Type's `charset`, else UTF-8), the byte order mark dropped, and Excel's `sep=;` first line
+ * taken as the delimiter, never as a header or data row (docs/service-choices.md). Pure: no n8n types.
+ * A byte order mark wins over the Content-Type's charset, as WHATWG's decode algorithm says; the
+ * contradiction is kept in `bomContradicts` (Check Settings reports it).
+ */
+import type { CsvDelimiter } from './csv';
+import { CsvFormatError } from './csv';
+
+/** The byte order marks: the encoding each one names. */
+const BOMS: ReadonlyArray<{ bytes: readonly number[]; charset: string }> = [
+	{ bytes: [0xef, 0xbb, 0xbf], charset: 'utf-8' },
+	{ bytes: [0xff, 0xfe], charset: 'utf-16le' },
+	{ bytes: [0xfe, 0xff], charset: 'utf-16be' },
+];
+const SEP_DELIMITERS: ReadonlySet<string> = new Set([',', ';', '\t', '|']);
+/** `sep=` and one character: the longest first line that can be Excel's delimiter hint. */
+const SEP_LENGTH = 5;
+
+/** The `charset` parameter of a Content-Type, lower-cased and unquoted; undefined when none. Split by hand: no regex on Service text. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+	if (!contentType) return undefined;
+	for (const part of contentType.split(';').slice(1)) {
+		const eq = part.indexOf('=');
+		if (eq < 0 || part.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+		let value = part.slice(eq + 1).trim();
+		if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+		return value === '' ? undefined : value.toLowerCase();
+	}
+	return undefined;
+}
+
+/** The encoding WHATWG gives a charset label (e.g. `latin1` → `windows-1252`), or a refusal naming it. */
+export function encodingOf(label: string): string {
+	try {
+		return new TextDecoder(label).encoding;
+	} catch {
+		throw new CsvFormatError(
+			`Its Content-Type names the charset ${JSON.stringify(label)}, which the nodes cannot decode: ask the Service for UTF-8 (or another charset WHATWG's Encoding standard knows), or set Output to File to get the CSV as sent`,
+		);
+	}
+}
+
+/** The encoding a byte order mark at the start of `bytes` names, with its length; `undefined` when `bytes` may still become one. */
+export function bomOf(bytes: Uint8Array, final: boolean): { charset: string; length: number } | null | undefined {
+	for (const bom of BOMS) {
+		const n = Math.min(bom.bytes.length, bytes.length);
+		let same = true;
+		for (let i = 0; i < n; i++) if (bytes[i] !== bom.bytes[i]) same = false;
+		if (!same) continue;
+		if (n === bom.bytes.length) return { charset: bom.charset, length: n };
+		if (!final) return undefined;
+	}
+	return null;
+}
+
+/** What a page's first line says, once read: Excel's delimiter hint, or nothing. */
+export type SepLine = { delimiter: CsvDelimiter; line: string } | null;
+
+/**
+ * Whether `text` (the page's text after its byte order mark) starts with a `sep=X` line: the line
+ * (with its line end) and its delimiter, `null` when it does not, `undefined` when more text must come.
+ */
+export function sepLineOf(text: string, final: boolean): SepLine | undefined {
+	const prefix = text.slice(0, 4).toLowerCase();
+	if (!'sep='.startsWith(prefix)) return null;
+	if (text.length < SEP_LENGTH + 1 && !final) return undefined;
+	if (prefix !== 'sep=' || text.length < SEP_LENGTH) return null;
+	const next = text.charAt(SEP_LENGTH);
+	if (next !== '' && next !== '\r' && next !== '\n') return null;
+	let end = SEP_LENGTH;
+	if (next === '\r' && text.charAt(end + 1) === '' && !final) return undefined;
+	if (next === '\r') end += text.charAt(end + 1) === '\n' ? 2 : 1;
+	else if (next === '\n') end += 1;
+	const delimiter = text.charAt(4);
+	if (!SEP_DELIMITERS.has(delimiter)) {
+		throw new CsvFormatError(
+			`Its first line ${JSON.stringify(text.slice(0, SEP_LENGTH))} names the delimiter ${JSON.stringify(delimiter)}, which the nodes do not read (comma, semicolon, tab or pipe): set Output to File to get the CSV as sent`,
+		);
+	}
+	return { delimiter: delimiter as CsvDelimiter, line: text.slice(0, end) };
+}
+
+/**
+ * One page's bytes decoded as they arrive (a character split across chunks comes out whole):
+ * `push` each chunk, then `end`. The text handed back has no byte order mark and no `sep=` line.
+ */
+export class CsvTextDecoder {
+	/** The encoding the page is read in (WHATWG's name, e.g. `utf-16le`), once its first bytes are in. */
+	encoding: string | undefined;
+	/** The byte order mark's bytes, when the page starts with one. */
+	bom: Buffer | undefined;
+	/** The charset the Content-Type named, as WHATWG names it. */
+	readonly namedEncoding: string | undefined;
+	/** The page's `sep=` line: `undefined` until told, `null` when it has none. */
+	sep: SepLine | undefined;
+	private decoder: InstanceType<typeof TextDecoder> | undefined;
+	private head: Buffer = Buffer.alloc(0);
+	private text = '';
+
+	constructor(contentType: string | undefined) {
+		const label = charsetOf(contentType);
+		this.namedEncoding = label === undefined ? undefined : encodingOf(label);
+	}
+
+	/** Whether a byte order mark names another encoding than the Content-Type's charset (the mark wins). */
+	get bomContradicts(): boolean {
+		return this.bom !== undefined && this.namedEncoding !== undefined && this.namedEncoding !== this.encoding;
+	}
+
+	push(chunk: Uint8Array): string {
+		return this.read(chunk, false);
+	}
+
+	end(): string {
+		return this.read(new Uint8Array(0), true);
+	}
+
+	private read(chunk: Uint8Array, final: boolean): string {
+		if (this.decoder === undefined) {
+			this.head = this.head.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.head, chunk]);
+			const bom = bomOf(this.head, final);
+			if (bom === undefined) return '';
+			this.encoding = bom?.charset ?? this.namedEncoding ?? 'utf-8';
+			if (bom) this.bom = this.head.subarray(0, bom.length);
+			// The mark is dropped here, so the decoder must not look for one of its own.
+			this.decoder = new TextDecoder(this.encoding, { ignoreBOM: true });
+			chunk = this.head.subarray(bom?.length ?? 0);
+			this.head = Buffer.alloc(0);
+		}
+		const text = this.decoder.decode(chunk, { stream: !final });
+		if (this.sep !== undefined) return text;
+		this.text += text;
+		const sep = sepLineOf(this.text, final);
+		if (sep === undefined) return '';
+		this.sep = sep;
+		const rest = sep === null ? this.text : this.text.slice(sep.line.length);
+		this.text = '';
+		return rest;
+	}
+}
+
+/** A whole page's text (no byte order mark, no `sep=` line) and what its first bytes said. */
+export function csvPageText(bytes: Uint8Array, contentType: string | undefined): { text: string; decoder: CsvTextDecoder } {
+	const decoder = new CsvTextDecoder(contentType);
+	const text = decoder.push(bytes) + decoder.end();
+	return { text, decoder };
+}
+
+/** Holder of an export's delimiter, as `CsvPages` is: set when unknown, checked otherwise. */
+export interface DelimiterHolder {
+	delimiter: CsvDelimiter | undefined;
+}
+
+const NAMES: Record<CsvDelimiter, string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
+
+/**
+ * A page's `sep=` line applied to the export's reading: it gives the delimiter when none is known yet,
+ * and a delimiter that contradicts it (the CSV Delimiter setting, or an earlier page's) is refused.
+ */
+export function applySepLine(reading: DelimiterHolder, sep: SepLine | undefined): void {
+	if (!sep) return;
+	if (reading.delimiter === undefined) reading.delimiter = sep.delimiter;
+	else if (reading.delimiter !== sep.delimiter) {
+		throw new CsvFormatError(
+			`Its first line ${JSON.stringify(sep.line.trimEnd())} says the delimiter is a ${NAMES[sep.delimiter]}, but the export is read with a ${NAMES[reading.delimiter]}: set CSV Delimiter under Advanced Settings in the Service API credential to Detect or ${NAMES[sep.delimiter]}`,
+		);
+	}
+}
+
+/** A page as text for the row readers (`CsvPages`): decoded, the `sep=` line applied to `reading`. */
+export function csvPageRead(bytes: Uint8Array, contentType: string | undefined, reading: DelimiterHolder): string {
+	const { text, decoder } = csvPageText(bytes, contentType);
+	applySepLine(reading, decoder.sep);
+	return text;
+}
