@@ -99,7 +99,11 @@ export class CsvTextDecoder {
 	private head: Buffer = Buffer.alloc(0);
 	private text = '';
 
-	constructor(contentType: string | undefined) {
+	/** `fallback`: the encoding of a page that names none (no byte order mark, no charset): the export's first page's. */
+	constructor(
+		contentType: string | undefined,
+		private readonly fallback = 'utf-8',
+	) {
 		const label = charsetOf(contentType);
 		this.namedEncoding = label === undefined ? undefined : encodingOf(label);
 	}
@@ -122,7 +126,7 @@ export class CsvTextDecoder {
 			this.head = this.head.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.head, chunk]);
 			const bom = bomOf(this.head, final);
 			if (bom === undefined) return '';
-			this.encoding = bom?.charset ?? this.namedEncoding ?? 'utf-8';
+			this.encoding = bom?.charset ?? this.namedEncoding ?? this.fallback;
 			if (bom) this.bom = this.head.subarray(0, bom.length);
 			// The mark is dropped here, so the decoder must not look for one of its own.
 			this.decoder = new TextDecoder(this.encoding, { ignoreBOM: true });
@@ -142,8 +146,8 @@ export class CsvTextDecoder {
 }
 
 /** A whole page's text (no byte order mark, no `sep=` line) and what its first bytes said. */
-export function csvPageText(bytes: Uint8Array, contentType: string | undefined): { text: string; decoder: CsvTextDecoder } {
-	const decoder = new CsvTextDecoder(contentType);
+export function csvPageText(bytes: Uint8Array, contentType: string | undefined, fallback?: string): { text: string; decoder: CsvTextDecoder } {
+	const decoder = new CsvTextDecoder(contentType, fallback);
 	const text = decoder.push(bytes) + decoder.end();
 	return { text, decoder };
 }
@@ -169,9 +173,16 @@ export function applySepLine(reading: DelimiterHolder, sep: SepLine | undefined)
 	}
 }
 
-/** A page as text for the row readers (`CsvPages`): decoded, the `sep=` line applied to `reading`. */
+/** The encoding of each export's first page (keyed by its reading), for a later page that names none. */
+const firstEncodings = new WeakMap<DelimiterHolder, string>();
+
+/**
+ * A page as text for the row readers (`CsvPages`): decoded (a page naming no charset in the encoding of the
+ * export's first page), the `sep=` line applied to `reading`.
+ */
 export function csvPageRead(bytes: Uint8Array, contentType: string | undefined, reading: DelimiterHolder): string {
-	const { text, decoder } = csvPageText(bytes, contentType);
+	const { text, decoder } = csvPageText(bytes, contentType, firstEncodings.get(reading));
+	if (!firstEncodings.has(reading) && decoder.encoding !== undefined) firstEncodings.set(reading, decoder.encoding);
 	applySepLine(reading, decoder.sep);
 	return text;
 }
