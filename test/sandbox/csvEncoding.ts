@@ -15,13 +15,19 @@ export function csvContentType(encoding: Encoding): string {
 }
 
 /**
- * `text` in `encoding`; `bom` adds a UTF-8 byte order mark (UTF-16 always has its own). A character
- * windows-1252 cannot say is written as `?`, as Excel does.
+ * `text` in `encoding`, as a page starts; `bom` adds a UTF-8 byte order mark (UTF-16 always has its own,
+ * windows-1252 none). A character windows-1252 cannot say is written as `?`, as Excel does.
  */
 export function encodeText(text: string, encoding: Encoding, bom = false): Buffer {
-	if (encoding === 'utf-8') return Buffer.from((bom ? '\uFEFF' : '') + text, 'utf8');
-	if (encoding === 'utf-16le') return Buffer.from(`\uFEFF${text}`, 'utf16le');
-	if (encoding === 'utf-16be') return Buffer.from(`\uFEFF${text}`, 'utf16le').swap16();
+	const utf16 = encoding === 'utf-16le' || encoding === 'utf-16be';
+	return encodeChunk((utf16 || (bom && encoding === 'utf-8') ? '\uFEFF' : '') + text, encoding);
+}
+
+/** `text` in `encoding`, no byte order mark added: a piece of a page. */
+export function encodeChunk(text: string, encoding: Encoding): Buffer {
+	if (encoding === 'utf-8') return Buffer.from(text, 'utf8');
+	if (encoding === 'utf-16le') return Buffer.from(text, 'utf16le');
+	if (encoding === 'utf-16be') return Buffer.from(text, 'utf16le').swap16();
 	return Buffer.from(Array.from(text, (ch) => {
 		const code = ch.codePointAt(0)!;
 		if (code < 0x80 || (code >= 0xa0 && code <= 0xff)) return code;
