@@ -33,13 +33,18 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 
 /** The encoding WHATWG gives a charset label (e.g. `latin1` → `windows-1252`), or a refusal naming it. */
 export function encodingOf(label: string): string {
+	let encoding: string | undefined;
 	try {
-		return new TextDecoder(label).encoding;
+		encoding = new TextDecoder(label).encoding;
 	} catch {
+		// A label TextDecoder does not know: refused below, naming it.
+	}
+	if (encoding === undefined) {
 		throw new CsvFormatError(
-			`Its Content-Type names the charset ${JSON.stringify(label)}, which the nodes cannot decode: ask the Service for UTF-8 (or another charset WHATWG's Encoding standard knows), or set Output to File to get the CSV as sent`,
+			`Its Content-Type names the charset ${JSON.stringify(label)}, which the nodes cannot decode: ask the Service for UTF-8 (or another charset WHATWG's Encoding standard knows)`,
 		);
 	}
+	return encoding;
 }
 
 /** The encoding a byte order mark at the start of `bytes` names, with its length; `undefined` when `bytes` may still become one. */

@@ -1,6 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { listSearch, READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { ServiceReader } from '../../../nodes/ServiceReader/ServiceReader.node';
 import { PollHarness } from '../../harness/pollHarness';
 import { ServiceChangesTrigger } from '../../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -61,6 +62,22 @@ describe.each(SHAPES)('CSV in %s', (_name, shape) => {
 		const items = await run({ returnAll: true, window: '60' }, 'expiry');
 		expect(items.error(READER)).toBeUndefined();
 		expect(items.output(READER).length).toBeGreaterThan(0);
+	});
+
+	it('offers every company in the KE picker, page after page', async () => {
+		const values: string[] = [];
+		let paginationToken: string | undefined;
+		for (let page = 0; page < 20; page++) {
+			const result = await listSearch(new ServiceReader(), 'searchCompanies', {
+				credentials: serviceCredentials(sandbox, { pageSize: 3 }),
+				parameters: { resource: 'record', operation: 'get' },
+				paginationToken,
+			});
+			values.push(...result.results.map((choice) => String(choice.value)));
+			paginationToken = result.paginationToken as string | undefined;
+			if (paginationToken === undefined) break;
+		}
+		expect(values).toEqual(portfolioCsvRows(sandbox).map((row) => row.ke));
 	});
 
 	it('lets the Changes Trigger emit the rows changed and removed', async () => {
