@@ -7,6 +7,18 @@
 import { CsvFormatError } from '../../shared/csv';
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+
+/** Bytes written into one buffer sized for the worst case (no array of numbers per byte). */
+class Out {
+	private at = 0;
+	constructor(private readonly bytes: Buffer) {}
+	push(...values: number[]): void {
+		for (const value of values) this.bytes[this.at++] = value;
+	}
+	done(): Buffer {
+		return this.bytes.subarray(0, this.at);
+	}
+}
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
 /** UTF-16 (either byte order) in, WTF-8 out. */
@@ -17,7 +29,8 @@ export class Utf16ToWtf8 {
 	constructor(private readonly bigEndian: boolean) {}
 
 	push(bytes: Uint8Array, final = false): Buffer {
-		const out: number[] = [];
+		// At most 3 bytes per 2 in (a pending surrogate and an odd byte: 7 more).
+		const out = new Out(Buffer.allocUnsafe(Math.ceil((bytes.length * 3) / 2) + 8));
 		let i = 0;
 		const unitAt = (a: number, b: number) => (this.bigEndian ? (a << 8) | b : (b << 8) | a);
 		if (this.odd >= 0 && bytes.length > 0) {
@@ -32,10 +45,10 @@ export class Utf16ToWtf8 {
 			if (this.high >= 0) three(this.high, out);
 			this.high = -1;
 		}
-		return Buffer.from(out);
+		return out.done();
 	}
 
-	private unit(unit: number, out: number[]): void {
+	private unit(unit: number, out: Out): void {
 		if (this.high >= 0) {
 			const high = this.high;
 			this.high = -1;
@@ -53,7 +66,7 @@ export class Utf16ToWtf8 {
 	}
 }
 
-function three(unit: number, out: number[]): void {
+function three(unit: number, out: Out): void {
 	out.push(0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f));
 }
 
@@ -64,7 +77,8 @@ export class Wtf8ToUtf16 {
 	constructor(private readonly bigEndian: boolean) {}
 
 	push(bytes: Uint8Array): Buffer {
-		const out: number[] = [];
+		// At most 2 bytes per byte in (an ASCII byte), plus a sequence completed from the last call.
+		const out = new Out(Buffer.allocUnsafe(bytes.length * 2 + 4));
 		const put = (unit: number) => (this.bigEndian ? out.push(unit >> 8, unit & 0xff) : out.push(unit & 0xff, unit >> 8));
 		for (const byte of bytes) {
 			if (this.partial.length === 0) {
@@ -86,6 +100,6 @@ export class Wtf8ToUtf16 {
 				put(0xdc00 + ((point - 0x10000) & 0x3ff));
 			}
 		}
-		return Buffer.from(out);
+		return out.done();
 	}
 }
