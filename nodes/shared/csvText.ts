@@ -1,6 +1,7 @@
 /**
  * A CSV page's bytes as text, before any row is read: the charset (a byte order mark, else the
- * Content-Type's `charset`, else UTF-8), the byte order mark dropped, and Excel's `sep=;` first line
+ * Content-Type's `charset`, else UTF-16 told by its NUL bytes, else the export's first page's, else
+ * UTF-8), the byte order mark dropped, and Excel's `sep=;` first line
  * taken as the delimiter, never as a header or data row (docs/service-choices.md). Pure: no n8n types.
  * A byte order mark wins over the Content-Type's charset, as WHATWG's decode algorithm says; the
  * contradiction is kept in `bomContradicts` (Check Settings reports it).
@@ -60,6 +61,39 @@ export function bomOf(bytes: Uint8Array, final: boolean): { charset: string; len
 	return null;
 }
 
+/** Bytes looked at for UTF-16 without a byte order mark. */
+const SNIFF_BYTES = 64;
+
+/**
+ * UTF-16 sent without a byte order mark or charset, told by its NUL bytes (CSV text in an ASCII-based
+ * charset has none): most code units of the first bytes an ASCII character with a zero high byte.
+ */
+export function utf16Sniffed(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+	const units = Math.min(bytes.length, SNIFF_BYTES) >> 1;
+	if (units < 2) return null;
+	let le = 0;
+	let be = 0;
+	for (let i = 0; i < units; i++) {
+		const [a, b] = [bytes[2 * i], bytes[2 * i + 1]];
+		if (b === 0 && a !== 0) le++;
+		else if (a === 0 && b !== 0) be++;
+	}
+	return le * 4 >= units * 3 ? 'utf-16le' : be * 4 >= units * 3 ? 'utf-16be' : null;
+}
+
+/**
+ * The encoding of a page from its first bytes: a byte order mark, else the charset named, else UTF-16 told
+ * by its NUL bytes, else `fallback` (the export's first page's), else UTF-8; undefined while more bytes must come.
+ */
+export function pageEncoding(head: Uint8Array, final: boolean, named: string | undefined, fallback: string | undefined): { encoding: string; bomLength: number } | undefined {
+	const bom = bomOf(head, final);
+	if (bom === undefined) return undefined;
+	if (bom) return { encoding: bom.charset, bomLength: bom.length };
+	if (named !== undefined) return { encoding: named, bomLength: 0 };
+	if (head.length < SNIFF_BYTES && !final) return undefined;
+	return { encoding: utf16Sniffed(head) ?? fallback ?? 'utf-8', bomLength: 0 };
+}
+
 /** What a page's first line says, once read: Excel's delimiter hint, or nothing. */
 export type SepLine = { delimiter: CsvDelimiter; line: string } | null;
 
@@ -107,7 +141,7 @@ export class CsvTextDecoder {
 	/** `fallback`: the encoding of a page that names none (no byte order mark, no charset): the export's first page's. */
 	constructor(
 		contentType: string | undefined,
-		private readonly fallback = 'utf-8',
+		private readonly fallback?: string,
 	) {
 		const label = charsetOf(contentType);
 		this.namedEncoding = label === undefined ? undefined : encodingOf(label);
@@ -129,13 +163,13 @@ export class CsvTextDecoder {
 	private read(chunk: Uint8Array, final: boolean): string {
 		if (this.decoder === undefined) {
 			this.head = this.head.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.head, chunk]);
-			const bom = bomOf(this.head, final);
-			if (bom === undefined) return '';
-			this.encoding = bom?.charset ?? this.namedEncoding ?? this.fallback;
-			if (bom) this.bom = this.head.subarray(0, bom.length);
+			const found = pageEncoding(this.head, final, this.namedEncoding, this.fallback);
+			if (found === undefined) return '';
+			this.encoding = found.encoding;
+			if (found.bomLength > 0) this.bom = this.head.subarray(0, found.bomLength);
 			// The mark is dropped here, so the decoder must not look for one of its own.
 			this.decoder = new TextDecoder(this.encoding, { ignoreBOM: true });
-			chunk = this.head.subarray(bom?.length ?? 0);
+			chunk = this.head.subarray(found.bomLength);
 			this.head = Buffer.alloc(0);
 		}
 		const text = this.decoder.decode(chunk, { stream: !final });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { CsvDelimiter } from '../../nodes/shared/csv';
 import { CsvFormatError, CsvPages } from '../../nodes/shared/csv';
 import { charsetOf, csvPageRead, CsvTextDecoder } from '../../nodes/shared/csvText';
+import { CsvFilePage } from '../../nodes/ServiceReader/exports/csvFilePage';
 import { runs } from '../property/fc';
 import { encodeCsv, ENCODINGS, type Encoding } from '../sandbox/csvEncoding';
 
@@ -100,4 +101,23 @@ test('charsets: named ones decoded by name, an unknown one refused naming it, a 
 	const text = decoder.push(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\r\n', 'utf16le')])) + decoder.end();
 	expect(text).toBe('a,b\r\n');
 	expect([decoder.encoding, decoder.bomContradicts]).toEqual(['utf-16le', true]);
+});
+
+test('UTF-16 without a byte order mark or charset is told by its NUL bytes, in both modes and byte orders', () => {
+	const text = 'ke;company_name;tier\r\nKE-1;Société Générale;gold\r\nKE-2;Ωmega 😀;silver\r\n';
+	const rows = [
+		{ ke: 'KE-1', company_name: 'Société Générale', tier: 'gold' },
+		{ ke: 'KE-2', company_name: 'Ωmega 😀', tier: 'silver' },
+	];
+	for (const bytes of [Buffer.from(text, 'utf16le'), Buffer.from(text, 'utf16le').swap16()]) {
+		const reading = new CsvPages({ delimiter: 'auto', headerRepeat: 'auto' });
+		expect(reading.rows(csvPageRead(bytes, 'text/csv', reading))).toEqual(rows);
+		const decoder = new CsvTextDecoder(undefined);
+		expect(Array.from(bytes, (byte) => decoder.push(Uint8Array.of(byte))).join('') + decoder.end()).toBe(text);
+		const file = new CsvFilePage({ contentType: 'text/csv', delimiter: 'auto', headerRepeat: 'auto', stripFormulaGuard: false });
+		expect(Buffer.concat([...file.push(bytes), ...file.end()]).equals(bytes)).toBe(true);
+	}
+	// UTF-8 (no NUL bytes) stays UTF-8.
+	const utf8 = new CsvPages({ delimiter: 'auto', headerRepeat: 'auto' });
+	expect(utf8.rows(csvPageRead(Buffer.from(text), undefined, utf8))).toEqual(rows);
 });

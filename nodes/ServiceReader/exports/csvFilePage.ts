@@ -7,7 +7,7 @@
  */
 import { CsvFormatError } from '../../shared/csv';
 import type { SepLine } from '../../shared/csvText';
-import { applySepLine, bomOf, charsetOf, encodingOf, sepLineOf } from '../../shared/csvText';
+import { applySepLine, charsetOf, encodingOf, pageEncoding, sepLineOf } from '../../shared/csvText';
 import type { CsvPageFilterOptions } from './csvPageFilter';
 import { CsvPageFilter } from './csvPageFilter';
 import { Utf16ToWtf8, Wtf8ToUtf16 } from './utf16Units';
@@ -67,10 +67,10 @@ export class CsvFilePage {
 		const out: Buffer[] = [];
 		if (this.encoding === undefined) {
 			this.raw = this.raw.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.raw, bytes]);
-			const bom = bomOf(this.raw, final);
-			if (bom === undefined) return out;
-			this.setEncoding(bom?.charset ?? this.named ?? this.options.fileEncoding ?? 'utf-8');
-			this.bom = this.raw.subarray(0, bom?.length ?? 0);
+			const found = pageEncoding(this.raw, final, this.named, this.options.fileEncoding);
+			if (found === undefined) return out;
+			this.setEncoding(found.encoding);
+			this.bom = this.raw.subarray(0, found.bomLength);
 			bytes = this.raw.subarray(this.bom.length);
 			this.raw = Buffer.alloc(0);
 		}
