@@ -96,7 +96,7 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 					maxRows: limit === undefined ? undefined : limit - rows,
 					onRow,
 				});
-				// Bytes as they came: nothing is decoded, so every byte comes out as it came, in slices of the chunks read.
+				// Bytes as they came: a record kept comes out as it came (UTF-16 read as WTF-8 and written back, csvFilePage.ts).
 				for await (const chunk of page.content) {
 					for (const bytes of filter.push(chunk as Buffer)) yield counted(bytes);
 					// Leaving the loop closes the response: the rest of the page is not needed.
