@@ -10,6 +10,7 @@
  * begun yet. KEs a reading did not find are remembered for the credential across readings.
  */
 import { CsvPages, type CsvReading } from '../../shared/csv';
+import { csvPageRead } from '../../shared/csvText';
 import { keColumnOf } from '../../shared/keColumn';
 import { cursorPages, PageCapError, type PageAnswer, type PageRequest, type PagingOptions } from '../../shared/paging';
 import { BoundedMemory } from '../boundedMemory';
@@ -225,7 +226,7 @@ export class PortfolioReadings {
 				const cap = source.paging.maxPages;
 				if (reading.next !== undefined && cap !== undefined && reading.next.page > cap) throw new PageCapError(cap);
 				for await (const answer of cursorPages(fetchPage, source.paging, { from: reading.next })) {
-					this.readPage(reading, answer.content);
+					this.readPage(reading, answer.content, answer.contentType);
 					reading.next = answer.nextCursor === undefined ? undefined : { page: answer.request.page + 1, cursor: answer.nextCursor };
 					reading.done = answer.nextCursor === undefined;
 					// Stops here: the next page is fetched only by a later lookup that needs it.
@@ -240,9 +241,10 @@ export class PortfolioReadings {
 		return { row: undefined };
 	}
 
-	private readPage(reading: PortfolioReading, content: Buffer): void {
+	private readPage(reading: PortfolioReading, content: Buffer, contentType: string | undefined): void {
 		const hadHeader = reading.csv.header !== undefined;
-		const rows = reading.csv.rows(content);
+		// Decoded by its charset, a sep= line giving the delimiter (csvText.ts).
+		const rows = reading.csv.rows(csvPageRead(content, contentType, reading.csv));
 		const header = reading.csv.header;
 		if (!hadHeader && header !== undefined) reading.headerBytes = rowBytes(Object.fromEntries(header.map((name) => [name, ''])));
 		// Told once, by the first page with rows (by name, else by shape), and kept for the later pages.
