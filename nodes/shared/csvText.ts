@@ -89,9 +89,13 @@ export function pageEncoding(head: Uint8Array, final: boolean, named: string | u
 	const bom = bomOf(head, final);
 	if (bom === undefined) return undefined;
 	if (bom) return { encoding: bom.charset, bomLength: bom.length };
-	if (named !== undefined) return { encoding: named, bomLength: 0 };
+	if (named === 'utf-16le' || named === 'utf-16be') return { encoding: named, bomLength: 0 };
 	if (head.length < SNIFF_BYTES && !final) return undefined;
-	return { encoding: utf16Sniffed(head) ?? fallback ?? 'utf-8', bomLength: 0 };
+	const sniffed = utf16Sniffed(head);
+	if (named === undefined) return { encoding: sniffed ?? fallback ?? 'utf-8', bomLength: 0 };
+	// Read as named, such a page would be cells full of NUL characters: said rather than read wrong.
+	if (sniffed) throw new CsvFormatError(`Its Content-Type names the charset ${named}, but its bytes are ${sniffed.toUpperCase()} (a NUL byte beside each character) without a byte order mark: ask the Service to name the charset it sends`);
+	return { encoding: named, bomLength: 0 };
 }
 
 /** What a page's first line says, once read: Excel's delimiter hint, or nothing. */

@@ -117,6 +117,11 @@ test('UTF-16 without a byte order mark or charset is told by its NUL bytes, in b
 		const file = new CsvFilePage({ contentType: 'text/csv', delimiter: 'auto', headerRepeat: 'auto', stripFormulaGuard: false });
 		expect(Buffer.concat([...file.push(bytes), ...file.end()]).equals(bytes)).toBe(true);
 	}
+	// Named otherwise, it is refused rather than read with NULs in its cells.
+	const named = new CsvPages({ delimiter: 'auto', headerRepeat: 'auto' });
+	expect(() => csvPageRead(Buffer.from(text, 'utf16le'), 'text/csv; charset=utf-8', named)).toThrow(
+		'Its Content-Type names the charset utf-8, but its bytes are UTF-16LE (a NUL byte beside each character) without a byte order mark',
+	);
 	// UTF-8 (no NUL bytes) stays UTF-8.
 	const utf8 = new CsvPages({ delimiter: 'auto', headerRepeat: 'auto' });
 	expect(utf8.rows(csvPageRead(Buffer.from(text), undefined, utf8))).toEqual(rows);
