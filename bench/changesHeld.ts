@@ -70,7 +70,7 @@ function sourceOf(pages: number, rowsPerPage: number, onPage?: (page: number) =>
 		},
 		paging: { cursorParameter: 'cursor', maxPages: 1_000_000 },
 		csv: new CsvPages({ delimiter: ',', headerRepeat: 'auto' }),
-		redactBytes: (bytes) => bytes,
+		redact: (text) => text,
 		failed: (error) => (error instanceof Error ? error : new Error(String(error))),
 	};
 }

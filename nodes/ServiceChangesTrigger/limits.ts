@@ -12,7 +12,7 @@ export interface PollLimits {
 	maxRows: number;
 	/** Milliseconds one poll keeps asking for pages (Options: Max Poll Time), checked after each page. */
 	maxPollMs: number;
-	/** UTF-8 bytes of the rows the state keeps (Options: Max State Size). */
+	/** UTF-8 bytes of everything the state keeps: header row, key, rows, fingerprints (Options: Max State Size). */
 	maxStateBytes: number;
 	/** The caller's clock, in milliseconds. */
 	now(): number;
@@ -59,7 +59,7 @@ export class PollBudget {
 		if (stateChars > this.limits.maxStateBytes) this.stateTooLarge(stateChars);
 	}
 
-	/** The state made: throws when its rows' UTF-8 bytes pass Max State Size. */
+	/** The state made: throws when its UTF-8 bytes, every field counted (state.ts `storedBytes`), pass Max State Size. */
 	state(bytes: number): void {
 		if (bytes > this.limits.maxStateBytes) this.stateTooLarge(bytes);
 	}

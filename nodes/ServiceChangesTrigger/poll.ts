@@ -96,7 +96,7 @@ function exportSource(this: IPollFunctions, options: PollOptions, settings: Serv
 		fetchPage: pageFetcher.call(this, options.export, { settings }, csvExport ? 'buffer' : 'json'),
 		paging: exportPaging(settings, query),
 		csv: csvExport ? new CsvPages({ delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat }) : undefined,
-		redactBytes: settings.redactBytes,
+		redact: settings.redact,
 		check: windowCheck.call(this, options, settings),
 		failed: (error, request, rowsRead) =>
 			error instanceof ChangesError

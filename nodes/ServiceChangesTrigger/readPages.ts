@@ -3,6 +3,7 @@
  * last page was read, the changes and the state to store. Pure: no n8n types (docs/changes-trigger.md).
  */
 import type { CsvPages } from '../shared/csv';
+import { csvPageRead } from '../shared/csvText';
 import { pageRows } from '../shared/exportRows';
 import type { PageAnswer, PageRequest, PagingOptions } from '../shared/paging';
 import { cursorPages } from '../shared/paging';
@@ -13,7 +14,7 @@ import { rowOf } from './keys';
 import type { PollLimits } from './limits';
 import { PollBudget } from './limits';
 import type { StoredState } from './state';
-import { restoreState, storeState } from './state';
+import { restoreState, storedBytes, storeState } from './state';
 
 /** Where one poll's pages come from and how they are read; `failed` words the error of a page that failed. */
 export interface ExportSource {
@@ -21,7 +22,7 @@ export interface ExportSource {
 	paging: PagingOptions;
 	/** CSV exports: one reading for the whole export; JSON exports: undefined. */
 	csv: CsvPages | undefined;
-	redactBytes(bytes: Buffer): Buffer;
+	redact(text: string): string;
 	failed(error: unknown, request: PageRequest | undefined, rowsRead: number): Error;
 	/** Throws when a row is not what was asked for (an expiries row outside the window); `before`: rows read before these. */
 	check?(rows: Row[], before: number): void;
@@ -44,7 +45,7 @@ export async function readPages(source: ExportSource, add: (page: Page) => void,
 	try {
 		for await (const page of cursorPages(fetchPage, source.paging, { prefetch: !firstPageOnly })) {
 			try {
-				const read = pageOf(source, page.content, rowsRead);
+				const read = pageOf(source, page.content, page.contentType, rowsRead);
 				add(read);
 				rowsRead += 'rows' in read ? read.rows.length : read.rowsRead();
 			} catch (error) {
@@ -61,14 +62,15 @@ export async function readPages(source: ExportSource, add: (page: Page) => void,
  * One page as `add` takes it: JSON rows, or a CSV page read row by row as it is walked (each row
  * checked first), so no page of parsed rows is held (docs/token-and-limits.md).
  */
-function pageOf(source: ExportSource, content: unknown, before: number): Page & { rowsRead(): number } {
+function pageOf(source: ExportSource, content: unknown, contentType: string | undefined, before: number): Page & { rowsRead(): number } {
 	const csv = source.csv;
 	if (csv === undefined) {
 		const rows = pageRows(content, undefined, source).map(asRow);
 		source.check?.(rows, before);
 		return { rows, rowsRead: () => rows.length };
 	}
-	const page = csv.page(source.redactBytes(content as Buffer));
+	// Decoded by its charset, a sep= line giving the delimiter (csvText.ts), then cleared of the token.
+	const page = csv.page(source.redact(csvPageRead(content as Buffer, contentType, csv)));
 	const header = csv.header ?? [];
 	const check = source.check;
 	return {
@@ -126,7 +128,7 @@ export async function pollExport(stored: unknown, options: PollOptions, source: 
 	const { changes, state } = reading.finish();
 	const kept = storeState(state);
 	try {
-		budget?.state(Buffer.byteLength(kept.rows ?? '') + (kept.seen?.length ?? 0) * 19);
+		budget?.state(storedBytes(kept));
 	} catch (error) {
 		throw source.failed(error, undefined, rowsRead);
 	}

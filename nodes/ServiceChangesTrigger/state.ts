@@ -82,6 +82,14 @@ export function storeState(state: ExportState): StoredState {
 }
 
 /**
+ * The UTF-8 bytes of everything a stored state keeps (Max State Size): its rows' text as it is, and every
+ * other field (header row, key columns, fingerprints, window) as static data's JSON writes it.
+ */
+export function storedBytes(stored: StoredState): number {
+	return Buffer.byteLength(stored.rows ?? '') + Buffer.byteLength(JSON.stringify({ ...stored, rows: undefined }));
+}
+
+/**
  * The state read back from static data, for this export and window (and, for new-only exports, Key
  * Column); undefined when there is none, it was kept for another (a new baseline), or it cannot be read.
  */

@@ -32,6 +32,8 @@ export interface PageAnswer<T> {
 	content: T;
 	/** Value of X-Service-Next-Cursor; absent or empty on the last page. */
 	nextCursor: string | undefined;
+	/** The page's Content-Type (its charset reads a CSV page: csvText.ts). */
+	contentType?: string;
 }
 
 export interface Page<T> extends PageAnswer<T> {

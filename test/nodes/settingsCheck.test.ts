@@ -47,7 +47,7 @@ describe('Check Settings against the sandbox', () => {
 			expect(byTopic(findings, 'Window Parameter')).toMatchObject({ verdict: 'ok', found: 'window' });
 			expect(byTopic(findings, 'CSV Delimiter')).toMatchObject({ verdict: 'ok', found: 'comma' });
 			expect(byTopic(findings, 'CSV Header Row on Later Pages')).toMatchObject({ verdict: 'ok', found: 'every' });
-			expect(byTopic(findings, 'CSV Byte Order Mark and Line Ends')).toMatchObject({ verdict: 'info', found: 'no BOM, CRLF' });
+			expect(byTopic(findings, 'CSV Byte Order Mark and Line Ends')).toMatchObject({ verdict: 'info', found: 'no BOM, CRLF, utf-8' });
 			expect(message).toMatch(/^The credential is right/);
 		} else {
 			expect(changes(findings)).toEqual([
@@ -60,7 +60,7 @@ describe('Check Settings against the sandbox', () => {
 			expect(byTopic(findings, 'Page Size Parameter')).toMatchObject({ verdict: 'info', found: 'limit' });
 			expect(byTopic(findings, 'CSV Delimiter')).toMatchObject({ verdict: 'ok', found: 'semicolon' });
 			expect(byTopic(findings, 'CSV Header Row on Later Pages')).toMatchObject({ verdict: 'ok', found: 'first' });
-			expect(byTopic(findings, 'CSV Byte Order Mark and Line Ends')).toMatchObject({ verdict: 'info', found: 'BOM, CRLF' });
+			expect(byTopic(findings, 'CSV Byte Order Mark and Line Ends')).toMatchObject({ verdict: 'info', found: 'BOM, CRLF, utf-8' });
 			expect(byTopic(findings, 'Decisions List Shape')).toMatchObject({ verdict: 'info', found: 'JSON lines (one row a line)' });
 			expect(byTopic(findings, 'Error Body Shape')).toMatchObject({ verdict: 'info', found: 'RFC 9457 problem details (application/problem+json)' });
 			expect(message).toContain('Set Cursor Parameter to `after`');

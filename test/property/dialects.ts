@@ -2,6 +2,7 @@ import fc from 'fast-check';
 
 import type { AnswerShapes, VerificationForms } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
+import { ENCODINGS, type Encoding } from '../sandbox/csvEncoding';
 import { altDialect, bearerSignIn, defaultDialect, type Dialect, type Downloads, type EventValues, type SandboxSignIn } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
 import type { RequestDialect } from '../sandbox/requestDialect';
@@ -20,6 +21,8 @@ export const csvFormat: fc.Arbitrary<CsvFormat> = fc.record({
 	lineEnd: fc.constantFrom<CsvFormat['lineEnd']>('\r\n', '\n'),
 	bom: fc.boolean(),
 	quoteAll: fc.boolean(),
+	encoding: fc.constantFrom<Encoding>(...ENCODINGS),
+	sep: fc.boolean(),
 });
 
 const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({

@@ -1,3 +1,5 @@
+import type { Encoding } from './csvEncoding';
+
 /** Characters that make a spreadsheet read a text cell as a formula (spec section 2, rule 2). */
 const formulaStarts = new Set(['=', '+', '-', '@', '\t', '\r']);
 
@@ -13,6 +15,10 @@ export interface CsvFormat {
 	bom: boolean;
 	/** Every cell quoted, or only those that need it. */
 	quoteAll: boolean;
+	/** The page's charset (csvEncoding.ts); UTF-8 when absent. */
+	encoding?: Encoding;
+	/** Excel's `sep=X` first line on every page, naming the delimiter. */
+	sep?: boolean;
 }
 
 export const defaultCsvFormat: CsvFormat = { delimiter: ',', headerEveryPage: true, lineEnd: '\r\n', bom: false, quoteAll: false };

@@ -123,7 +123,7 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 }
 
 /** Writes a chunk and waits for the socket to drain when its buffer is full. */
-export function writeChunk(res: ServerResponse, chunk: string): Promise<void> {
+export function writeChunk(res: ServerResponse, chunk: string | Buffer): Promise<void> {
 	if (res.write(chunk)) return Promise.resolve();
 	return new Promise((resolve, reject) => {
 		const done = () => {

@@ -136,7 +136,7 @@ function serviceSource(state: Portfolio, f: Fault, requests: PageRequest[]): { s
 		},
 		paging: { cursorParameter: 'cursor', maxPages: f.kind === 'maxPages' ? 1 : undefined },
 		csv: new CsvPages({ delimiter: 'auto', headerRepeat: 'auto' }),
-		redactBytes: (bytes) => bytes,
+		redact: (text) => text,
 		failed: (error) => new Error(`poll failed: ${(error as Error).message}`),
 	};
 	return { source, pages, faulty };

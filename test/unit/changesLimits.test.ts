@@ -24,7 +24,7 @@ function endless(rows: number, onPage?: () => void): { source: ExportSource; ask
 		},
 		paging: { cursorParameter: 'cursor', maxPages: 100_000 },
 		csv: new CsvPages({ delimiter: ',', headerRepeat: 'auto' }),
-		redactBytes: (bytes) => bytes,
+		redact: (text) => text,
 		failed: (error) => (error instanceof Error ? error : new Error(String(error))),
 	};
 	return { source, asked: () => asked, pageChars: JSON.stringify(['KE-2-0', 'Company 2 0']).length };
@@ -71,4 +71,23 @@ test('within every bound, a complete export is read and its state returned', asy
 	const { changes, stored } = await pollExport(undefined, options({ maxRows: 30, maxPollMs: 1, maxStateBytes: 10_000 }), ending);
 	expect(changes).toEqual([]);
 	expect(JSON.parse(stored.rows!)).toHaveLength(30);
+});
+
+test('Max State Size counts everything stored: an 8 MiB header row with two rows under 1 MiB fails the poll naming it; the earlier state stays', async () => {
+	const wide = 'x'.repeat(8 * 1024 * 1024);
+	const body = (second: string) => Buffer.from(`ke,${wide}\r\nKE-1,a\r\nKE-2,${second}\r\n`);
+	const source = (second: string): ExportSource => ({
+		fetchPage: async (): Promise<PageAnswer<unknown>> => ({ content: body(second), nextCursor: undefined }),
+		paging: { cursorParameter: 'cursor', maxPages: 10 },
+		csv: new CsvPages({ delimiter: ',', headerRepeat: 'auto' }),
+		redact: (text) => text,
+		failed: (error) => (error instanceof Error ? error : new Error(String(error))),
+	});
+	// The earlier state, made without the bound; the poll under 1 MiB must not replace it.
+	const { stored: earlier } = await pollExport(undefined, options({}), source('b'));
+	const kept = JSON.stringify(earlier);
+	const failed = pollExport(earlier, options({ maxStateBytes: 1024 * 1024 }), source('c'));
+	await expect(failed).rejects.toThrow(ChangesError);
+	await expect(failed).rejects.toThrow(/would be more than 8,388,\d{3} bytes \(2 rows read\), above its Max State Size of 1 MiB \(Options\)/);
+	expect(JSON.stringify(earlier)).toBe(kept);
 });

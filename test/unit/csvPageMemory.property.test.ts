@@ -67,7 +67,7 @@ describe('memory per byte of a CSV page, drawn shapes', () => {
 				for (const page of pages) {
 					let rowOfPage = 0;
 					let measured = false;
-					eachPageRow(page, csv, { redactBytes: (bytes) => bytes }, (row) => {
+					eachPageRow(page, csv, { redact: (text: string) => text }, (row) => {
 						const kept = row as Record<string, string>;
 						items.push(kept);
 						keptBytes += kept.ke.length + kept.value.length;
@@ -107,7 +107,7 @@ describe('memory per byte of a CSV page, drawn shapes', () => {
 					},
 					paging: { cursorParameter: 'cursor' },
 					csv: new CsvPages({ delimiter: ',', headerRepeat: 'auto' }),
-					redactBytes: (bytes) => bytes,
+					redact: (text: string) => text,
 					failed: (error) => error as Error,
 					// Before each row is taken in: the state so far is about each row's cells as JSON text.
 					check: (rows, before_) => {

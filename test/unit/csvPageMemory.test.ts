@@ -12,7 +12,7 @@ import { heapAfterGc, MiB } from './heapAfterGc';
  * from inside the reading (the consumer's own callback), where a page of parsed rows would be live.
  */
 
-const noRedaction = { redactBytes: (bytes: Buffer) => bytes };
+const noRedaction = { redact: (text: string) => text };
 /** A page's bytes written straight into a Buffer (off the heap): no page-sized string is left for the baseline to count. */
 function pageOf(header: string, count: number, row: (n: number) => string): Buffer {
 	const page = Buffer.allocUnsafe(header.length + count * Buffer.byteLength(row(count - 1)));

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CsvPageFilter } from './csvPageFilter';
+import { CsvFilePage } from './csvFilePage';
 import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { Page, PageRequest } from '../../shared/paging';
@@ -80,11 +80,14 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 
 	async function* csvChunks(firstPage: Page<Readable>): AsyncGenerator<Buffer> {
 		// What the first page's header row shows (cells, delimiter, line end) reads every later page.
-		let first: Pick<CsvPageFilter, 'headerCells' | 'delimiter' | 'lineEnd'> | undefined;
+		let first: Pick<CsvFilePage, 'headerCells' | 'delimiter' | 'lineEnd' | 'encoding'> | undefined;
 		try {
 			for (let page: Page<Readable> | undefined = firstPage; page !== undefined; ) {
 				working = page.request;
-				const filter = new CsvPageFilter({
+				// The page's charset, byte order mark and sep= line read first; kept records' bytes as sent (csvFilePage.ts).
+				const filter = new CsvFilePage({
+					contentType: page.contentType,
+					fileEncoding: first?.encoding,
 					delimiter: first?.delimiter ?? settings.csvDelimiter,
 					header: first ? (first.headerCells ?? []) : undefined,
 					headerRepeat: settings.csvHeaderRepeat,
@@ -93,7 +96,7 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 					maxRows: limit === undefined ? undefined : limit - rows,
 					onRow,
 				});
-				// Bytes as they came: nothing is decoded, so every byte comes out as it came, in slices of the chunks read.
+				// Bytes as they came: a record kept comes out as it came (UTF-16 read as WTF-8 and written back, csvFilePage.ts).
 				for await (const chunk of page.content) {
 					for (const bytes of filter.push(chunk as Buffer)) yield counted(bytes);
 					// Leaving the loop closes the response: the rest of the page is not needed.

@@ -50,7 +50,7 @@ export async function exportItems(this: IExecuteFunctions, run: ExportRun): Prom
 			};
 			try {
 				// CSV rows are read one at a time, up to Limit: no page of parsed rows is held (docs/token-and-limits.md).
-				eachPageRow(page.content, format === 'csv' ? csv : undefined, settings, take);
+				eachPageRow(page.content, format === 'csv' ? csv : undefined, settings, take, page.contentType);
 			} catch (error) {
 				throw pageFailed.call(this, error, run, page.request, before);
 			}

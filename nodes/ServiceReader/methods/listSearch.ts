@@ -7,6 +7,7 @@ import { exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
 import { pageQuery } from '../../shared/paging';
 import { sealText, unsealText } from '../../shared/seal';
 import { companyChoices, decodePickerToken, encodePickerToken } from './portfolioCompanies';
+import { csvPageRead } from '../../shared/csvText';
 
 const PICKER_INFO = 'n8n-nodes-service-reader/ke-picker-pagination/v1';
 
@@ -38,8 +39,11 @@ export async function searchCompanies(
 
 	let read: ReturnType<typeof companyChoices>;
 	try {
-		const reading = { delimiter: settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat };
-		read = companyChoices(settings.redactBytes(answer.content as Buffer), reading, from, filter);
+		// Decoded by its charset; a sep= line gives (or must agree with) the delimiter (csvText.ts).
+		const holder = { delimiter: from?.delimiter ?? (settings.csvDelimiter === 'auto' ? undefined : settings.csvDelimiter) };
+		const text = settings.redact(csvPageRead(answer.content as Buffer, answer.contentType, holder));
+		const reading = { delimiter: holder.delimiter ?? settings.csvDelimiter, headerRepeat: settings.csvHeaderRepeat };
+		read = companyChoices(text, reading, from, filter);
 	} catch (error) {
 		throw new NodeOperationError(this.getNode(), `Page ${page} of the ${PORTFOLIO.label} cannot be read as CSV, so its companies cannot be listed`, {
 			description: `${(error as Error).message}. Enter the KE By KE instead, or check CSV Delimiter under Advanced Settings in the Service API credential.`,

@@ -10,6 +10,7 @@
  * begun yet. KEs a reading did not find are remembered for the credential across readings.
  */
 import { CsvPages, type CsvReading } from '../../shared/csv';
+import { csvPageRead } from '../../shared/csvText';
 import { keColumnOf } from '../../shared/keColumn';
 import { cursorPages, PageCapError, type PageAnswer, type PageRequest, type PagingOptions } from '../../shared/paging';
 import { BoundedMemory } from '../boundedMemory';
@@ -225,7 +226,7 @@ export class PortfolioReadings {
 				const cap = source.paging.maxPages;
 				if (reading.next !== undefined && cap !== undefined && reading.next.page > cap) throw new PageCapError(cap);
 				for await (const answer of cursorPages(fetchPage, source.paging, { from: reading.next })) {
-					this.readPage(reading, answer.content);
+					this.readPage(reading, answer.content, answer.contentType);
 					reading.next = answer.nextCursor === undefined ? undefined : { page: answer.request.page + 1, cursor: answer.nextCursor };
 					reading.done = answer.nextCursor === undefined;
 					// Stops here: the next page is fetched only by a later lookup that needs it.
@@ -241,9 +242,10 @@ export class PortfolioReadings {
 	}
 
 	/** One page, row by row: each row is held (bounded, `fit`) or dropped as it is read, never a page of parsed rows. */
-	private readPage(reading: PortfolioReading, content: Buffer): void {
+	private readPage(reading: PortfolioReading, content: Buffer, contentType: string | undefined): void {
 		const hadHeader = reading.csv.header !== undefined;
-		const page = reading.csv.page(content);
+		// Decoded by its charset, a sep= line giving the delimiter (csvText.ts).
+		const page = reading.csv.page(csvPageRead(content, contentType, reading.csv));
 		const header = reading.csv.header;
 		if (!hadHeader && header !== undefined) reading.headerBytes = rowBytes(Object.fromEntries(header.map((name) => [name, ''])));
 		const now = this.now();

@@ -6,6 +6,7 @@
 import { readErrorBody } from '../transport/errors';
 import { jsonLines } from '../transport/answer';
 import { detectDelimiter, firstRecordEnd, splitPlain, type CsvDelimiter } from '../csv';
+import { CsvTextDecoder } from '../csvText';
 import { parse } from 'csv-parse/sync';
 import type { ProbeAnswer, ProbeRequest } from './types';
 
@@ -113,13 +114,24 @@ export interface CsvRead {
 	records: string[][];
 	bom: boolean;
 	lineEnd: 'CRLF' | 'LF' | 'CR' | 'none';
+	/** The charset read (csvText.ts), what the Content-Type named, and the delimiter an Excel `sep=` line gave. */
+	charset: string;
+	namedCharset?: string;
+	sep?: CsvDelimiter;
 }
 
 /** A CSV page read with the delimiter of its own first record (or `delimiter`), or why it cannot be. */
 export function readCsv(answer: ProbeAnswer, delimiter?: CsvDelimiter): CsvRead | { problem: string } {
-	let text = bodyText(answer);
-	const bom = text.startsWith('\uFEFF');
-	if (bom) text = text.slice(1);
+	let text: string;
+	let decoder: CsvTextDecoder;
+	try {
+		decoder = new CsvTextDecoder(answer.headers.get('content-type'));
+		text = decoder.push(answer.body) + decoder.end();
+	} catch (error) {
+		return { problem: (error as Error).message };
+	}
+	const bom = decoder.bom !== undefined;
+	const sep = decoder.sep ? decoder.sep.delimiter : undefined;
 	if (answer.truncated) {
 		// Only whole records: up to the last line end.
 		const last = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
@@ -131,13 +143,13 @@ export function readCsv(answer: ProbeAnswer, delimiter?: CsvDelimiter): CsvRead 
 	const lineEnd = end < 0 ? 'none' : body[end] === '\n' ? 'LF' : body[end + 1] === '\n' ? 'CRLF' : 'CR';
 	let found: CsvDelimiter;
 	try {
-		found = delimiter ?? detectDelimiter(header);
+		found = delimiter ?? sep ?? detectDelimiter(header);
 	} catch (error) {
 		return { problem: (error as Error).message };
 	}
 	try {
 		const records = splitPlain(body, found) ?? (parse(body, { delimiter: found, skip_empty_lines: true, relax_column_count: true }) as string[][]);
-		return { delimiter: found, records, bom, lineEnd };
+		return { delimiter: found, records, bom, lineEnd, charset: decoder.encoding ?? 'utf-8', namedCharset: decoder.namedEncoding, sep };
 	} catch (error) {
 		return { problem: `it does not read as CSV (${(error as Error).message.slice(0, 120)})` };
 	}

@@ -41,11 +41,19 @@ export function checkCsv(current: Current, pages: Pages): Finding[] {
 	}
 	out.push(headerRepeat(read, pages, repeatNow));
 	out.push(
-		finding('CSV Byte Order Mark and Line Ends', 'info', `The portfolio's first page ${read.bom ? 'starts with a byte order mark' : 'has no byte order mark'} and ends its lines with ${read.lineEnd}; the nodes read either way.`, {
-			found: `${read.bom ? 'BOM' : 'no BOM'}, ${read.lineEnd}`,
+		finding('CSV Byte Order Mark and Line Ends', 'info', `The portfolio's first page ${read.bom ? 'starts with a byte order mark' : 'has no byte order mark'} and ends its lines with ${read.lineEnd}; the nodes read either way.${charsetWords(read)}`, {
+			found: `${read.bom ? 'BOM' : 'no BOM'}, ${read.lineEnd}, ${read.charset}${read.sep ? `, sep=${read.sep === '\t' ? '<tab>' : read.sep}` : ''}`,
 		}),
 	);
 	return out;
+}
+
+/** The charset read and an Excel sep= line, in words (csvText.ts): a byte order mark wins over the Content-Type's charset. */
+function charsetWords(read: CsvRead): string {
+	const named = read.namedCharset === undefined ? 'its Content-Type names no charset' : `its Content-Type names ${read.namedCharset}`;
+	const contradicts = read.bom && read.namedCharset !== undefined && read.namedCharset !== read.charset ? ' (the byte order mark wins)' : '';
+	const sep = read.sep ? ` Its first line is Excel's "sep=${read.sep === '\t' ? '<tab>' : read.sep}", read as the delimiter.` : '';
+	return ` It is read as ${read.charset}: ${named}${contradicts}.${sep}`;
 }
 
 function headerRepeat(first: CsvRead, pages: Pages, now: string): Finding {

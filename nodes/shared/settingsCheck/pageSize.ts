@@ -54,7 +54,10 @@ export async function checkPageSize(budget: ProbeBudget, current: Current, pages
 		pages.sizeQuery = [];
 	}
 	if (rows === undefined) {
-		pages.problem = `${asked}, which does not read as CSV`;
+		// Why, in the reader's words when it names something to do (an unknown charset).
+		const read = readCsv(unasked);
+		const why = 'problem' in read && read.problem.startsWith('Its Content-Type') ? ` (${read.problem})` : '';
+		pages.problem = `${asked}, which does not read as CSV${why}`;
 		return cannotTell(TOPIC, pages.problem, settings, now);
 	}
 	if (rows <= 2 && !hasNext) {

@@ -40,7 +40,7 @@ export function pageFetcher<T>(
 	return async (request) => {
 		onRequest(request);
 		const answer = await serviceRequest.call(this, { method: 'GET', path, qs: request.qs, response, names: 'export' }, { itemIndex, settings });
-		return { content: answer.body as T, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
+		return { content: answer.body as T, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER), contentType: headerValue(answer.headers, 'content-type') };
 	};
 }
 

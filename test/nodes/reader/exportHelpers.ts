@@ -12,6 +12,7 @@ import type { AccessLogEntry, ReaderKey, Sandbox } from '../../sandbox';
 import { SandboxClient } from '../../sandbox/testClient';
 import { serviceApi } from '../../sandbox/credential';
 import type { CsvFormat } from '../../sandbox/csv';
+import { encodeText } from '../../sandbox/csvEncoding';
 
 /** The Service API credential as a user would enter it, for one of the sandbox's readers. */
 export function serviceCredentials(
@@ -125,6 +126,31 @@ export function joinCsvPages(pages: string[], format: CsvFormat): string {
 			return format.headerEveryPage ? rows.slice(rows.indexOf(format.lineEnd) + format.lineEnd.length) : rows;
 		})
 		.join('');
+}
+
+/** The CSV pages of a listing as the sandbox sent them, bytes in the dialect's charset. */
+export async function servicePageBytes(sandbox: Sandbox, path: string): Promise<Buffer[]> {
+	const client = new SandboxClient(sandbox);
+	try {
+		return (await client.allPages(path)).map((page) => page.body);
+	} finally {
+		client.close();
+	}
+}
+
+/** A page's text in `format`'s charset, without its byte order mark and sep= line. */
+export function csvPageText(page: Buffer, format: CsvFormat): string {
+	const text = new TextDecoder(format.encoding ?? 'utf-8').decode(page);
+	return format.sep ? text.slice(text.indexOf(format.lineEnd) + format.lineEnd.length) : text;
+}
+
+/**
+ * The file export of `pages` (bytes) as the nodes should write it: the first page's byte order mark and
+ * sep= line once, then each page's records as sent, in the dialect's charset.
+ */
+export function joinCsvPageBytes(pages: Buffer[], format: CsvFormat): Buffer {
+	const joined = joinCsvPages(pages.map((page) => csvPageText(page, format)), format);
+	return encodeText((format.sep ? `sep=${format.delimiter}${format.lineEnd}` : '') + joined, format.encoding ?? 'utf-8', format.bom);
 }
 
 /** Reads a binary property back through n8n-core's BinaryDataService (filesystem mode in the harness). */

@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 
 import type { Route, RouteContext } from '../context';
 import { csvLine } from '../csv';
+import { csvContentType, encodeChunk } from '../csvEncoding';
 import { rateLimitHeaders } from '../answerShapes';
 import { compressedFor, HttpError, sendError, writeChunk as writeStreamed } from '../http';
 import { expiryWindows, listingSpecs, type ListingQuery } from '../listings';
@@ -98,7 +99,7 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 	const { jsonListsAs, emptyListAs } = sandbox.dialect.answers;
 	const jsonLines = format !== 'csv' && jsonListsAs === 'jsonLines';
 	const headers: Record<string, string> = {
-		'Content-Type': format === 'csv' ? 'text/csv; charset=utf-8' : jsonLines ? 'application/x-ndjson' : 'application/json; charset=utf-8',
+		'Content-Type': format === 'csv' ? csvContentType(sandbox.dialect.csv.encoding ?? 'utf-8') : jsonLines ? 'application/x-ndjson' : 'application/json; charset=utf-8',
 	};
 	if (format === 'csv') headers['Content-Disposition'] = `attachment; filename="${listing}-page-${position.page}.csv"`;
 	if (end < rows.length) headers['X-Service-Next-Cursor'] = encodeCursor(listing, { page: position.page + 1, offset: end });
@@ -113,8 +114,8 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 		return;
 	}
 	// A compressing dialect gzips the whole page (held in memory: sandbox pages are small enough).
-	const held: string[] | undefined = compressedFor(res, sandbox.dialect, Buffer.alloc(0)) === undefined ? undefined : [];
-	const writeChunk = async (out: ServerResponse, chunk: string) => {
+	const held: Array<string | Buffer> | undefined = compressedFor(res, sandbox.dialect, Buffer.alloc(0)) === undefined ? undefined : [];
+	const writeChunk = async (out: ServerResponse, chunk: string | Buffer) => {
 		if (held) held.push(chunk);
 		else await writeStreamed(out, chunk);
 	};
@@ -135,11 +136,15 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 		// The header row in this dialect's words: the portfolio's KE column may go by another name.
 		const names = columns.map((column) => (listing === 'portfolio' && column === 'ke' ? sandbox.dialect.portfolioKeColumn : column));
 		const header = position.page === 1 || format.headerEveryPage ? csvLine(names, format) : '';
-		await writeChunk(res, (format.bom ? '\uFEFF' : '') + header);
+		// Every page in the dialect's charset: UTF-16 with its byte order mark, Excel's sep= line before the header row.
+		const encoding = format.encoding ?? 'utf-8';
+		const encoded = (text: string) => (encoding === 'utf-8' ? text : encodeChunk(text, encoding));
+		const bom = encoding === 'utf-16le' || encoding === 'utf-16be' || (format.bom && encoding === 'utf-8');
+		await writeChunk(res, encoded((bom ? '\uFEFF' : '') + (format.sep ? `sep=${format.delimiter}${format.lineEnd}` : '') + header));
 		for (let i = position.offset; i < end; i += rowsPerChunk) {
 			let chunk = '';
 			for (let j = i; j < Math.min(end, i + rowsPerChunk); j++) chunk += csvLine(cells(rows[j]), format);
-			await writeChunk(res, chunk);
+			await writeChunk(res, encoded(chunk));
 		}
 	} else {
 		await writeChunk(res, '{"data":[');
@@ -150,7 +155,7 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 		await writeChunk(res, ']}');
 	}
 	if (held) {
-		const body = gzipSync(Buffer.from(held.join(''), 'utf8'));
+		const body = gzipSync(Buffer.concat(held.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk))));
 		res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': String(body.length) });
 		res.end(body);
 		return;
