@@ -151,3 +151,45 @@ describe('Service Trigger on the alt dialect', () => {
 		expect(mine()).toEqual([]);
 	});
 });
+
+describe('Service Trigger on the alt dialect: its hex signing secret', () => {
+	const withCursor = (extra: IDataObject) => credentials({ cursorParameter: altDialect.cursorParameter, ...requestSettings(altDialect), ...extra });
+	const refusalRun = 'The execution failed: The Service Trigger refused 3 signed deliveries in a row: alerts are not reaching this workflow';
+
+	test('Secret Encoding left at Detect: every delivery verifies (the hex reading is found and kept)', async () => {
+		setup.harness = setup.newHarness({ credentials: withCursor({}) });
+		await setup.harness.activate();
+		try {
+			for (const ke of ['KE-1001', 'KE-1002']) {
+				const alert = setup.sandbox.control.emit('share_revoked', { organisation: ke });
+				const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
+				expect(delivery.attempts.map((attempt) => attempt.status ?? attempt.error)).toEqual([200]);
+			}
+		} finally {
+			await setup.harness.deactivate();
+		}
+	});
+
+	test('Secret Encoding set to Base64: refused, and the log and the execution list say Hex would verify them', async () => {
+		setup.harness = setup.newHarness({ credentials: withCursor({ signingKeyEncoding: 'base64' }) });
+		await setup.harness.activate();
+		const logsBefore = setup.logs.length;
+		const errorsBefore = setup.receiver.errors.length;
+		try {
+			for (const ke of ['KE-1001', 'KE-1002', 'KE-1003']) {
+				const alert = setup.sandbox.control.emit('share_revoked', { organisation: ke });
+				const [delivery] = await setup.sandbox.control.whenSettled(alert.alertId);
+				expect(delivery.attempts[0].status).toBe(401);
+			}
+			await setup.receiver.drained();
+			const warnings = setup.logs.slice(logsBefore).filter((line) => line.level === 'warn').map((line) => line.message);
+			expect(warnings[0]).toContain('the signature verifies only with the signing secret read as Hex, which the credential\'s Secret Encoding setting does not say: set Secret Encoding to Hex (or Detect)');
+			const shown = setup.receiver.errors.slice(errorsBefore);
+			expect(shown.map((error) => error.message)).toContain(refusalRun);
+			expect(JSON.stringify(shown.map((error) => (error as { description?: string }).description ?? ''))).toContain('set it to Hex (or Detect)');
+		} finally {
+			await setup.harness.deactivate();
+		}
+	});
+});
+

@@ -5,12 +5,12 @@ import type { ReaderKey, Sandbox } from './index';
 
 /**
  * The credential's Advanced Settings a user of a Service speaking `dialect` must set: only what the
- * nodes cannot detect (the default dialect needs none; the alt one names its cursor, its JSON format
- * and its secret's encoding). The page size is sent only when a test sets one (`advanced.pageSize`).
+ * nodes cannot detect (the default dialect needs none; the alt one names its cursor and its JSON
+ * format: its hex signing secret is read by Secret Encoding's Detect). The page size is sent only when a test sets one (`advanced.pageSize`).
  */
 export function dialectOverrides(dialect: Dialect): IDataObject {
 	if (dialect.name === 'default') return signInSettings(dialect);
-	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, signingKeyEncoding: 'hex', ...requestSettings(dialect), ...signInSettings(dialect) };
+	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, ...requestSettings(dialect), ...signInSettings(dialect) };
 }
 
 /** Send Token As (Token Header Name, Token Scheme) as a user of this dialect sets it (nothing for a bearer token). */

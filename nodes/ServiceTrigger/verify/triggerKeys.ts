@@ -6,8 +6,6 @@
  * with the keys (`redactors`): read with them, or remembered with them, so an accepted delivery costs
  * no credential read of its own.
  */
-import { createHash } from 'node:crypto';
-
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { tokenRedactors, type TokenRedactors } from '../../shared/redaction';
@@ -16,11 +14,10 @@ import { readServiceSettings } from '../../shared/transport/settings';
 import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
 import type { StoredEndpoint } from '../lifecycle/staticData';
 import { storedEndpoints } from '../lifecycle/staticData';
-import { BoundedMemory } from '../boundedMemory';
 import { heldSecrets, storeSealed } from './heldSecrets';
 import { recentKeys } from './recentKeys';
 import { unsealSecret } from './secretSeal';
-import { SECRET_ENCODING_LABELS, secretKeys, secretReadings, type SecretEncoding, type SecretEncodingSetting } from './signingSecret';
+import { SecretReadings } from './secretReadings';
 import type { HeldKeys, KeyProblem, KeySource } from './verdict';
 
 const WEBHOOK_NAME = 'default';
@@ -113,7 +110,7 @@ function signingKeys(
 	held: Held,
 ): KeysRead {
 	const { signatureEncoding, signatureTimestampUnit: timestampUnit } = settings;
-	const readings = new SecretReadings(settings.signingKeyEncoding, clockOf(held));
+	const readings = new SecretReadings(settings.signingKeyEncoding, held.now);
 	if (settings.webhookSigningSecret) {
 		const problem = readings.add(settings.webhookSigningSecret);
 		if (problem !== undefined && readings.empty) return { problem: 'secret', detail: problem };
@@ -138,67 +135,4 @@ function signingKeys(
 	}
 	if (!readings.empty) return { ...readings.held(), signatureEncoding, timestampUnit, source: 'stored', resealed };
 	return { problem: sealedForOtherToken > 0 ? 'token_changed' : 'secret' };
-}
-
-/** How each secret was read, learned from the deliveries that verified (Detect): at most 10,000 secrets, each by its SHA-256. */
-const learnedReadings = new BoundedMemory<SecretEncoding>(10_000, Number.MAX_SAFE_INTEGER);
-
-const clockOf = (held: Held) => held.now;
-
-/**
- * The keys of one read: under Detect every reading of each secret, the one learned first; under a
- * set encoding that reading, and the others as alternatives that only name the setting on a refusal.
- */
-class SecretReadings {
-	private readonly keys: Buffer[] = [];
-	private readonly alternatives: Array<{ setting: string; key: Buffer }> = [];
-	private readonly learnedAs = new Map<Buffer, { secret: string; encoding: SecretEncoding }>();
-
-	constructor(
-		private readonly setting: SecretEncodingSetting,
-		private readonly now: () => number,
-	) {}
-
-	get empty(): boolean {
-		return this.keys.length === 0 && this.alternatives.length === 0;
-	}
-
-	/** Adds a secret's keys; the set encoding's problem when it cannot read the secret. */
-	add(secret: string): string | undefined {
-		const all = secretReadings(secret);
-		if (this.setting !== 'auto') {
-			let problem: string | undefined;
-			try {
-				const [set] = secretKeys(secret, this.setting);
-				this.keys.push(set.key);
-			} catch (error) {
-				problem = (error as Error).message;
-			}
-			for (const { encoding, key } of all) if (encoding !== this.setting && !this.keys.some((kept) => kept.equals(key))) this.alternatives.push({ setting: SECRET_ENCODING_LABELS[encoding], key });
-			return problem;
-		}
-		const digest = createHash('sha256').update(secret.trim()).digest('base64');
-		const learned = learnedReadings.get(digest, this.now());
-		for (const reading of learned === undefined ? all : [...all.filter((r) => r.encoding === learned), ...all.filter((r) => r.encoding !== learned)]) {
-			this.keys.push(reading.key);
-			this.learnedAs.set(reading.key, { secret: digest, encoding: reading.encoding });
-		}
-		return undefined;
-	}
-
-	held(): Pick<HeldKeys, 'keys' | 'alternatives' | 'learned'> {
-		const keys = this.keys;
-		return {
-			keys,
-			alternatives: this.alternatives.length > 0 ? this.alternatives : undefined,
-			learned: (key) => {
-				const reading = this.learnedAs.get(key);
-				if (reading === undefined) return;
-				learnedReadings.set(reading.secret, reading.encoding, this.now());
-				// First from now on, also in the keys remembered for the next minute (recentKeys.ts).
-				keys.splice(keys.indexOf(key), 1);
-				keys.unshift(key);
-			},
-		};
-	}
 }
