@@ -16,8 +16,8 @@ export function notChecked(current: Current): Finding[] {
 	const types = CONCEPT_IDS.filter((id) => REQUEST_CONCEPTS[id].where === 'type');
 	const list = (fields: string[]) => fields.map((field) => labelOf(field)).join(', ');
 	return [
-		finding('Webhook Signing', 'not_checked', `${list(['signingKeyEncoding', 'signatureEncoding', 'signatureTimestampUnit'])}: only creating a webhook endpoint shows the secret, and only a delivery its signature; the check creates nothing. The Service Trigger names the setting when a delivery does not verify.`, {
-			current: `${shownNow(current, 'signingKeyEncoding', 'base64')}; ${shownNow(current, 'signatureEncoding', 'auto')}; ${shownNow(current, 'signatureTimestampUnit', 'auto')}`,
+		finding('Webhook Signing', 'not_checked', `${list(['signingKeyEncoding', 'signatureEncoding', 'signatureTimestampUnit'])}: only creating a webhook endpoint shows the secret, and only a delivery its signature; the check creates nothing. On Detect (the default) the Service Trigger learns them from the first genuine delivery, and names a set one that does not fit.`, {
+			current: `${shownNow(current, 'signingKeyEncoding', 'auto')}; ${shownNow(current, 'signatureEncoding', 'auto')}; ${shownNow(current, 'signatureTimestampUnit', 'auto')}`,
 		}),
 		finding('Invitation Import', 'not_checked', `${list(['importUpload', 'importFormField'])}: only uploading an import shows how the Service takes the file; the check uploads nothing. Invitation > Import names the setting when the Service refuses the upload.`, {
 			current: shownNow(current, 'importUpload', 'csv'),
