@@ -24,6 +24,14 @@ export const advancedSettingsFields: INodeProperties[] = [
 		description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
 	},
 	{
+		displayName: 'Idempotency Header',
+		name: 'idempotencyHeader',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'string',
+		default: 'Idempotency-Key',
+		description: 'Header carrying a key the same for a write and its repeats within one execution and item, so a Service that honours it never acts twice. Empty: none is sent.',
+	},
+	{
 		displayName: 'Job Wait (Seconds)',
 		name: 'jobWait',
 		displayOptions: { show: { advancedSettings: [true] } },

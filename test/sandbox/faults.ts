@@ -59,6 +59,8 @@ export type RouteFault = {
 	path: string;
 	/** Matching requests answered normally before the fault fires (e.g. 1: from page 2 on). */
 	skip?: number;
+	/** The route does its work first (a write is made), then its answer is lost: the fault's goes instead (a gateway's 502 page). */
+	afterWork?: boolean;
 	times?: number;
 } & (
 	| { mode: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string }

@@ -123,6 +123,15 @@ export async function handleRequest(
 			received.status = res.statusCode;
 		});
 		const fault = sandbox.routeFaults.take(received.method, url.pathname);
+		if (fault?.afterWork) {
+			// The write is made; what the route would have answered is dropped on the way back.
+			const swallowed = { headersSent: false, writeHead: () => swallowed, setHeader: () => swallowed, getHeader: () => undefined, write: () => true, end: () => swallowed, on: () => swallowed, once: () => swallowed };
+			const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
+			if (route !== undefined) {
+				const reader = route.access === 'public' ? undefined : authenticate(req, sandbox);
+				await route.handler({ req, res: swallowed as unknown as typeof res, url, params: decodeParams(route.pattern.exec(url.pathname)!), body, reader: reader!, sandbox });
+			}
+		}
 		if (fault) {
 			answerLiterally(res);
 			answerRouteFault(fault, req, res, url);

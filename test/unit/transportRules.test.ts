@@ -43,7 +43,9 @@ describe('Service errors in words', () => {
 		expect(readErrorBody({ error: { code: 'x', message: 'y' } })).toEqual({ code: 'x', message: 'y' });
 		expect(readErrorBody({ message: 'plain' })).toEqual({ code: undefined, message: 'plain' });
 		expect(readErrorBody(Buffer.from('{"error":{"code":"c"}}'))).toEqual({ code: 'c', message: undefined });
-		expect(readErrorBody('<html>oops</html>')).toEqual({});
+		// A page is not words: its title, when it has one, is (pageWords.ts).
+		expect(readErrorBody('<html>oops</html>')).toEqual({ page: '' });
+		expect(readErrorBody('<html><title>502 Bad Gateway</title></html>')).toEqual({ page: '502 Bad Gateway' });
 		expect(readErrorBody(null)).toEqual({});
 	});
 
@@ -122,6 +124,7 @@ describe('credential settings', () => {
 			settings: {
 				baseUrl: 'https://svc.example.com',
 				cursorParameter: 'cursor',
+				idempotencyHeader: 'Idempotency-Key',
 				pageSize: undefined,
 				signingKeyEncoding: 'auto',
 				signatureEncoding: 'auto',

@@ -6,6 +6,7 @@ import { findId, findRecordWith, isRecord } from '../answerShape';
 import type { SignIn } from './signIn';
 import { BEARER, SIGN_IN_SETTING, sameSignIn, schemeNeedsMore, signInSettingWords, signInShown, wantedSignIn } from './signIn';
 import { errorsWords } from './envelopes';
+import { isMarkup, pageTitle } from './pageWords';
 
 export interface ServiceErrorWords {
 	message: string;
@@ -20,14 +21,16 @@ const MESSAGE_NAMES = ['message', 'error_message', 'errorMessage', 'detail', 'er
  * conventional names (`{errors: [...]}`, `{error, error_description}`, `{code, detail}`,
  * `{title, detail}`, `{error_code, error_message}`), or plain text. Markup is not words.
  */
-export function readErrorBody(body: unknown): { code?: string; message?: string } {
+export function readErrorBody(body: unknown): { code?: string; message?: string; page?: string } {
 	let value = body;
 	if (typeof value === 'string' || Buffer.isBuffer(value)) {
 		const text = value.toString().trim();
 		try {
 			value = JSON.parse(text);
 		} catch {
-			return text === '' || text.startsWith('<') ? {} : { message: text.length > 500 ? `${text.slice(0, 500)}…` : text };
+			// A page (a gateway's HTML, an XML error): its title in words, never the page.
+			if (isMarkup(text)) return { page: pageTitle(text) ?? '' };
+			return text === '' ? {} : { message: text.length > 500 ? `${text.slice(0, 500)}…` : text };
 		}
 	}
 	if (!isRecord(value)) return {};
@@ -51,8 +54,8 @@ export function readErrorBody(body: unknown): { code?: string; message?: string 
  * the token was sent, to tell a 401 asking for another sign-in from one refusing the token.
  */
 export function describeServiceError(status: number, body: unknown, attempts = 1, challenge?: string, signIn: SignIn = BEARER): ServiceErrorWords {
-	const { code, message } = readErrorBody(body);
-	const said = message ? ` The Service said: "${message}"` : '';
+	const { code, message, page } = readErrorBody(body);
+	const said = serviceSaid({ message, page });
 	// A 401 asking for the token another way (a header, a scheme) names the setting and its value.
 	const wanted = status === 401 ? wantedSignIn(challenge ?? '', `${code ?? ''} ${message ?? ''}`) : undefined;
 	if (wanted && !sameSignIn(wanted, signIn)) {
@@ -138,6 +141,13 @@ export function describeServiceError(status: number, body: unknown, attempts = 1
 		message: message ? `The Service refused the request (${status}): ${message}` : `The Service refused the request (${status})`,
 		description: 'Check the parameters of this node against what the Service expects.',
 	};
+}
+
+/** The Service's own words for an error, as a sentence to append: its message, or the title of the page it answered with. */
+export function serviceSaid(read: { message?: string; page?: string }): string {
+	if (read.message) return ` The Service said: "${read.message}"`;
+	if (read.page !== undefined) return read.page === '' ? ' The answer was a web page, not the Service\'s JSON (a gateway or proxy in front of it answered).' : ` The answer was a web page titled "${read.page}", not the Service's JSON (a gateway or proxy in front of it answered).`;
+	return '';
 }
 
 function shorter(text: string): string {

@@ -10,7 +10,7 @@ import { headerValue } from './answer';
 import { discardBody } from './body';
 import { isTimeout } from './errors';
 import { streamedRequest } from './requestOptions';
-import type { ServiceAnswer, ServiceContext } from './serviceRequest';
+import type { ServiceAnswer, ServiceContext } from './types';
 import { namedUrl } from './urlCheck';
 
 /** Most redirects one download follows (docs/token-and-limits.md). */

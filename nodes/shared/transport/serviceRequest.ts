@@ -1,72 +1,23 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	IHttpRequestMethods,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	IWebhookFunctions,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
 import { discardBody } from './body';
-import { addedFieldsKey } from '../addedFields';
-import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './envelopes';
-import { describeServiceError, isTimeout, readErrorBody } from './errors';
+import { envelopeHint, JSON_API_TYPE, readableEnvelope } from './envelopes';
+import { describeServiceError, isTimeout, readErrorBody, serviceSaid } from './errors';
 import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from './jobs';
-import type { RequestScope, SentRequest } from './requestNames';
-import { conceptLabel, CONCEPT_IDS, errorBodyWords, REQUEST_CONCEPTS, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
+import type { SentRequest } from './requestNames';
+import { conceptLabel, errorBodyWords, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, unechoedConcepts } from './requestNames';
 import { followDownload, isFollowedRedirect } from './redirects';
 import { streamedRequest } from './requestOptions';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
+import { idempotencyKey, surelyNotSent, unknownOutcome, withJobNote } from './writeOutcome';
 import { readServiceSettings } from './settings';
+import { speak } from './speak';
+import type { ServiceAnswer, ServiceCall, ServiceCallOptions, ServiceContext } from './types';
 
-// IWebhookFunctions: the trigger renews its endpoint from a delivery (ServiceTrigger/lifecycle/renewal.ts).
-export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IPollFunctions | IWebhookFunctions;
-
-export interface ServiceCall {
-	method: IHttpRequestMethods;
-	/** Path from the base URL, e.g. /v1/reader/exports/portfolio. */
-	path: string;
-	qs?: IDataObject;
-	/** JSON body, or raw bytes/text sent with `contentType`. */
-	body?: unknown;
-	contentType?: string;
-	/**
-	 * Which request's settable names the body and query carry: written in the documented names,
-	 * sent under the credential's Request Names (requestNames.ts).
-	 */
-	names?: RequestScope;
-	/** A file to upload as Import Upload says: the body itself, or one field of a multipart form. */
-	upload?: { bytes: Buffer; fileName: string; contentType: string };
-	/** How to hand back the answer body: parsed JSON (default), exact bytes, or a stream. */
-	response?: AnswerKind;
-	/** A file (a GET of bytes or a stream): a redirect is followed without credentials (redirects.ts); any other call refuses one. */
-	download?: boolean;
-}
-
-export interface ServiceAnswer<T = unknown> {
-	statusCode: number;
-	headers: Record<string, string | string[] | undefined>;
-	body: T;
-}
-
-export interface ServiceCallOptions {
-	itemIndex?: number;
-	/** Statuses handed back to the caller instead of failing (e.g. 404 for "does not share"). */
-	allowStatuses?: number[];
-	/** Total attempts for 429, and for idempotent methods also 5xx and dropped connections. */
-	maxAttempts?: number;
-	/**
-	 * The credential's settings when the caller has read them already: a paged export makes one
-	 * call per page, and each reading decrypts the credential again.
-	 */
-	settings?: ServiceSettings;
-}
+export type { ServiceAnswer, ServiceCall, ServiceCallOptions, ServiceContext } from './types';
 
 const CREDENTIAL = 'serviceApi';
 const DEFAULT_ATTEMPTS = 4;
@@ -115,6 +66,15 @@ export async function serviceRequest<T = unknown>(
 		throw new NodeOperationError(this.getNode(), 'Request Names would send two fields under one name', { description, itemIndex });
 	}
 
+	// A write carries a key the same for its repeats within one execution and item (writeOutcome.ts).
+	const writeKey = idempotent || settings.idempotencyHeader === undefined ? undefined : { header: settings.idempotencyHeader, value: idempotencyKey(writeOrigin(this, spoken.call, itemIndex)) };
+	if (writeKey !== undefined) spoken.call.headers = { ...spoken.call.headers, [writeKey.header]: writeKey.value };
+	// What a write's lost answer is said as: it may have been done, never sent again.
+	const lost = (what: string, extra: JsonObject, httpCode?: number, said = '') => {
+		const words = unknownOutcome(what, writeKey);
+		return fail(words.message, `${words.description}${said}`, { ...extra, outcome: 'unknown' }, httpCode);
+	};
+
 	// Every wait between attempts, Retry-After included, comes out of one budget per call.
 	let waitedMs = 0;
 	for (let attempt = 0; ; attempt++) {
@@ -127,6 +87,7 @@ export async function serviceRequest<T = unknown>(
 		} catch (error) {
 			// A Service that does not answer in time is not asked again: that would multiply the wait.
 			if (isTimeout(error)) {
+				if (!idempotent) throw lost(`no answer within ${seconds(settings.requestTimeoutMs)}, the Request Timeout`, { timeout: true });
 				throw fail(
 					`The Service did not answer within ${seconds(settings.requestTimeoutMs)}`,
 					'Nothing was received in time, so the request was given up. Check that the Service is reachable; if it is just slow, raise Request Timeout under Advanced Settings in the Service API credential.',
@@ -140,6 +101,9 @@ export async function serviceRequest<T = unknown>(
 				await sleep(delay);
 				continue;
 			}
+			const code = connectionCode(error);
+			// The code goes in the description: n8n swaps a message naming one for its generic words.
+			if (!idempotent && !surelyNotSent(code)) throw lost('the connection was dropped before an answer', { connection: code }, undefined, ` The connection ended with ${code}.`);
 			throw connectionError.call(this, error, call, attempt + 1, itemIndex);
 		}
 
@@ -214,6 +178,8 @@ export async function serviceRequest<T = unknown>(
 			}
 		}
 		const errorBody = await readErrorText(answer.body, settings, deadline).catch(() => Buffer.alloc(0));
+		// A write answered 5xx (a gateway's page, often) may have been done: said as unknown, with the key it carried.
+		if (!idempotent && statusCode >= 500) throw lost(`the Service answered ${statusCode}`, {}, statusCode, settings.redact(serviceSaid(readErrorBody(errorBody))));
 		const words = describeServiceError(statusCode, errorBody, attempt + 1, settings.redact(headerValue(answer.headers, 'www-authenticate') ?? ''), settings.signIn);
 		// A refusal naming a field or a media type: which setting maps it leads, the Service's words follow.
 		const said = readErrorBody(errorBody);
@@ -228,32 +194,6 @@ export async function serviceRequest<T = unknown>(
 			itemIndex,
 		});
 	}
-}
-
-/** The call as the Service is to get it (Request Names, Import Upload), and what it carries for the words of a refusal. */
-function speak(call: ServiceCall, settings: ServiceSettings): { call: ServiceCall; request: SentRequest; flat?: unknown; envelope: { typeConcept?: string; type?: string } } {
-	const { body, qs, sent } = spokenRequest(call.names, call.body, call.qs, { names: settings.requestNames, jsonFormat: settings.jsonFormat });
-	const spoken: ServiceCall = { ...call, body, qs: qs as IDataObject | undefined };
-	// JSON:API: a body whose names lead into data.attributes, or whose JSON:API Type is set (envelopes.ts).
-	const typeConcept = CONCEPT_IDS.find((id) => REQUEST_CONCEPTS[id].scope === call.names && REQUEST_CONCEPTS[id].where === 'type');
-	const envelope: { typeConcept?: string; type?: string } = { typeConcept: typeConcept === undefined ? undefined : conceptLabel(typeConcept) };
-	if (typeConcept !== undefined && call.contentType === undefined && !call.upload) {
-		const enveloped = jsonApiBody(body, settings.requestNames.get(typeConcept), call.path);
-		if (enveloped.type !== undefined) {
-			Object.assign(spoken, { body: enveloped.body, contentType: JSON_API_TYPE });
-			envelope.type = enveloped.type;
-			return { call: spoken, request: { scope: call.names, sent }, flat: body, envelope };
-		}
-	}
-	if (!call.upload) return { call: spoken, request: { scope: call.names, sent }, envelope };
-	const upload = settings.importUpload;
-	if (upload.form === 'multipart') {
-		const form = multipartBody(upload.field, call.upload.fileName, call.upload.contentType, call.upload.bytes);
-		Object.assign(spoken, { body: form.body, contentType: form.contentType });
-	} else {
-		Object.assign(spoken, { body: call.upload.bytes, contentType: call.upload.contentType });
-	}
-	return { call: spoken, request: { scope: call.names, sent, upload }, envelope };
 }
 
 /**
@@ -300,7 +240,7 @@ async function acceptedAnswer(
 	} catch (error) {
 		// A write the Service accepted is never reported failed for want of a job to follow: its 202 is passed on, saying so.
 		if (error instanceof JobError && error.unfollowable !== undefined && call.method !== 'GET' && (call.response ?? 'json') === 'json') {
-			return { ...accepted, body: withJobNote(accepted.body, error.unfollowable) };
+			return { ...accepted, body: withJobNote(accepted.body, error.unfollowable) as IDataObject };
 		}
 		if (error instanceof JobError) throw fail(error.message, error.description, { job: true }, error.statusCode);
 		const code = (error as { code?: string }).code ?? 'network error';
@@ -310,16 +250,6 @@ async function acceptedAnswer(
 			{ job: true },
 		);
 	}
-}
-
-/** The accepted answer with the nodes' note that its job could not be followed, under `_reader` (addedFields.ts). */
-function withJobNote(body: unknown, why: string): IDataObject {
-	const sent = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : body === undefined || body === '' ? {} : { answer: body as IDataObject };
-	const note = {
-		job: 'not_followed',
-		job_note: `The Service accepted the request (202), but ${why}, so its result was not awaited. The request was not sent again: what it did is at the Service.`,
-	};
-	return { ...sent, [addedFieldsKey(sent)]: note };
 }
 
 async function send(
@@ -332,6 +262,7 @@ async function send(
 	const accept = call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*';
 	// The query in the URL, not `qs`: the HTTP client's merges drop a parameter named `__proto__`.
 	const request = streamedRequest(call.method, `${url}${queryString(call.qs)}`, accept, settings.requestTimeoutMs);
+	Object.assign(request.headers!, call.headers);
 	if (call.body !== undefined) {
 		const isRaw = typeof call.body === 'string' || Buffer.isBuffer(call.body);
 		request.body = isRaw ? call.body : JSON.stringify(call.body);
@@ -380,11 +311,21 @@ function connectionError(
 	attempts: number,
 	itemIndex: number,
 ): NodeApiError {
-	const cause = error as { code?: string; cause?: { code?: string }; message?: string };
-	const code = cause.cause?.code ?? cause.code ?? 'network error';
+	const code = connectionCode(error);
 	return new NodeApiError(this.getNode(), { code } as JsonObject, {
 		message: `Could not get an answer from the Service (${code} after ${attempts} attempt${attempts === 1 ? '' : 's'})`,
 		description: `The connection failed or was dropped during ${call.method} ${call.path}. Check the Base URL and that the Service is reachable, then try again.`,
 		itemIndex,
 	});
+}
+
+function connectionCode(error: unknown): string {
+	const cause = error as { code?: string; cause?: { code?: string } };
+	return cause.cause?.code ?? cause.code ?? 'network error';
+}
+
+/** Where a write comes from, for its key: the execution (an activation has none: the workflow), the node, the item, the request. */
+function writeOrigin(context: ServiceContext, call: ServiceCall, itemIndex: number) {
+	const execution = 'getExecutionId' in context && typeof context.getExecutionId === 'function' ? String(context.getExecutionId()) : `activation:${context.getWorkflow().id ?? ''}`;
+	return { execution, node: context.getNode().id ?? context.getNode().name, item: itemIndex, method: call.method, path: call.path, body: call.body };
 }

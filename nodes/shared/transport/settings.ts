@@ -41,6 +41,8 @@ export interface ServiceSettings extends TokenRedactors {
 	requestTimeoutMs: number;
 	/** Job Wait: longest wait for a job accepted with 202, from its acceptance to its result (jobs.ts). */
 	jobWaitMs: number;
+	/** Idempotency Header: the header a write's key goes in (writeOutcome.ts); undefined: none sent. */
+	idempotencyHeader?: string;
 	/** Largest JSON or file answer read into memory. */
 	maxResponseBytes: number;
 	/** Largest file streamed into n8n's binary data, after decompression. */
@@ -51,6 +53,9 @@ export interface ServiceSettings extends TokenRedactors {
 }
 
 // The credential stores names: a tab typed into a text field would not survive.
+/** The header Stripe and most APIs read a write's idempotency key from (the spec names none). */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
 const CSV_DELIMITERS: Record<string, ServiceSettings['csvDelimiter']> = { comma: ',', semicolon: ';', tab: '\t', pipe: '|' };
 
 export const DEFAULT_LIMITS = { requestTimeoutSeconds: 60, maxResponseMiB: 64, maxFileMiB: 10_240, maxPages: 100_000, jobWaitSeconds: 300 } as const;
@@ -88,6 +93,10 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 	}
 	const signIn = readSignIn(advanced);
 	if ('problem' in signIn) return { problem: signIn.problem };
+	const idempotencyHeader = advanced.idempotencyHeader === undefined ? IDEMPOTENCY_HEADER : text(advanced.idempotencyHeader) || undefined;
+	if (idempotencyHeader !== undefined && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(idempotencyHeader)) {
+		return { problem: `Idempotency Header "${idempotencyHeader}" is not a header name: letters, digits and - only, e.g. Idempotency-Key, or empty to send none (Advanced Settings in the Service API credential).` };
+	}
 	const settings: ServiceSettings = {
 		baseUrl: withoutTrailingSlashes(rawBaseUrl),
 		cursorParameter: text(advanced.cursorParameter) || 'cursor',
@@ -107,6 +116,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		webhookSigningSecret: text(advanced.webhookSigningSecret) || undefined,
 		requestTimeoutMs: Math.round(positive(advanced.requestTimeout, DEFAULT_LIMITS.requestTimeoutSeconds) * 1000),
 		jobWaitMs: Math.round(positive(advanced.jobWait, DEFAULT_LIMITS.jobWaitSeconds) * 1000),
+		idempotencyHeader,
 		maxResponseBytes: Math.round(positive(advanced.maxResponseSize, DEFAULT_LIMITS.maxResponseMiB) * 1024 * 1024),
 		maxFileBytes: Math.round(positive(advanced.maxFileSize, DEFAULT_LIMITS.maxFileMiB) * 1024 * 1024),
 		maxPages: Math.floor(positive(advanced.maxPages, DEFAULT_LIMITS.maxPages)),

@@ -58,7 +58,7 @@ describe('retries', () => {
 		const result = await run(createInvitation);
 
 		expect(received).toEqual(['POST /v1/reader/invitations']);
-		expect(result.error(READER)?.message).toBe('The Service failed to answer (503 after 1 attempt)');
+		expect(result.error(READER)?.message).toBe('The outcome of this write is unknown: the Service answered 503');
 	});
 
 	test('a POST answered 429 is sent again after Retry-After, and succeeds', async () => {
