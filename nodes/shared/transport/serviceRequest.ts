@@ -20,7 +20,7 @@ import type { RequestScope, SentRequest } from './requestNames';
 import { conceptLabel, CONCEPT_IDS, errorBodyWords, REQUEST_CONCEPTS, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
 import { followDownload, isFollowedRedirect } from './redirects';
 import { streamedRequest } from './requestOptions';
-import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
+import { ABSURD_WAIT_MS, askedWait, isRetryableStatus, retryDelayMs, waitWords } from './retry';
 import type { ServiceSettings } from './settings';
 import { readServiceSettings } from './settings';
 
@@ -191,7 +191,7 @@ export async function serviceRequest<T = unknown>(
 		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
 		const retryable = idempotent ? isRetryableStatus(statusCode) : statusCode === 429;
 		if (retryable && !isLastAttempt) {
-			// Retry-After, else RateLimit-Reset / X-RateLimit-Reset (seconds, or a Unix time from 10^9 on).
+			// Retry-After, else RateLimit-Reset / X-RateLimit-Reset / RateLimit / RateLimit-Policy (retry.ts).
 			const asked = askedWait((name) => headerValue(answer.headers, name), Date.now());
 			const askedMs = asked?.ms;
 			const delay = askedMs === undefined ? retryDelayMs(attempt, undefined, Date.now()) : Math.min(askedMs, 60_000);
@@ -204,10 +204,11 @@ export async function serviceRequest<T = unknown>(
 			}
 			if (askedMs !== undefined) {
 				discardBody(answer.body);
+				// Said in words however large (a 400-digit Retry-After is "more than a year", never Infinity).
 				throw fail(
-					`The Service asked to wait ${seconds(askedMs)} before trying again (${statusCode}, ${asked!.header})`,
+					`The Service asked to wait ${waitWords(askedMs)} (${statusCode}, ${asked!.header}), beyond the ${seconds(RETRY_WAIT_BUDGET_MS)} the node waits; try later`,
 					`That is more than the ${seconds(RETRY_WAIT_BUDGET_MS - waitedMs)} left of the ${seconds(RETRY_WAIT_BUDGET_MS)} this node waits in all for one request, so it was not sent again. Run the node again after that time.`,
-					{ retryAfterSeconds: Math.ceil(askedMs / 1000) },
+					{ retryAfterSeconds: askedMs > ABSURD_WAIT_MS ? null : Math.ceil(askedMs / 1000) },
 					statusCode,
 				);
 			}
