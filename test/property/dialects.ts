@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import type { AnswerShapes, VerificationForms } from '../sandbox/answerShapes';
+import { RATE_LIMIT_FORMS, type AnswerShapes, type VerificationForms } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
 import { altDialect, bearerSignIn, defaultDialect, type Dialect, type Downloads, type EventValues, type SandboxSignIn } from '../sandbox/dialect';
 import { requestSettings } from '../sandbox/credential';
@@ -30,7 +30,7 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	jsonListsAs: fc.constantFrom<AnswerShapes['jsonListsAs']>('object', 'jsonLines'),
 	emptyListAs: fc.constantFrom<AnswerShapes['emptyListAs']>(200, 204),
 	errorsAs: fc.constantFrom<AnswerShapes['errorsAs']>('json', 'problem'),
-	rateLimitHeader: fc.constantFrom<AnswerShapes['rateLimitHeader']>('Retry-After', 'RateLimit-Reset', 'X-RateLimit-Reset'),
+	rateLimitHeader: fc.constantFrom<AnswerShapes['rateLimitHeader']>(...RATE_LIMIT_FORMS),
 	secretInObject: fc.boolean(),
 	importNumbering: fc.constantFrom<AnswerShapes['importNumbering']>('row', 'line'),
 	verification: fc.record({

@@ -87,7 +87,7 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 	if (fault?.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 	if (fault?.mode === '429') {
 		const seconds = fault.retryAfterSeconds ?? 1;
-		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, rateLimitHeaders(sandbox.dialect.answers, seconds));
+		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, rateLimitHeaders(sandbox.dialect.answers, seconds, Date.now(), fault.rateLimitForm));
 	}
 
 	const spec = listingSpecs[listing];
