@@ -32,6 +32,8 @@ export interface ServiceCall {
 	/** Path from the base URL, e.g. /v1/reader/exports/portfolio. */
 	path: string;
 	qs?: IDataObject;
+	/** Request headers beside the credential's (the cursor, under Send Cursor As Header). */
+	headers?: Record<string, string>;
 	/** JSON body, or raw bytes/text sent with `contentType`. */
 	body?: unknown;
 	contentType?: string;
@@ -318,6 +320,7 @@ async function send(
 	const accept = call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*';
 	// The query in the URL, not `qs`: the HTTP client's merges drop a parameter named `__proto__`.
 	const request = streamedRequest(call.method, `${url}${queryString(call.qs)}`, accept, settings.requestTimeoutMs);
+	if (call.headers) Object.assign(request.headers!, call.headers);
 	if (call.body !== undefined) {
 		const isRaw = typeof call.body === 'string' || Buffer.isBuffer(call.body);
 		request.body = isRaw ? call.body : JSON.stringify(call.body);

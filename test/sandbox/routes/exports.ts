@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 
@@ -101,7 +102,9 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 		'Content-Type': format === 'csv' ? 'text/csv; charset=utf-8' : jsonLines ? 'application/x-ndjson' : 'application/json; charset=utf-8',
 	};
 	if (format === 'csv') headers['Content-Disposition'] = `attachment; filename="${listing}-page-${position.page}.csv"`;
-	if (end < rows.length) headers['X-Service-Next-Cursor'] = encodeCursor(listing, { page: position.page + 1, offset: end });
+	// A Service reading the cursor from a header hands out a new one each time (a first page answered again has a fresh cursor).
+	const nonce = sandbox.dialect.cursorIn.in === 'header' ? randomBytes(6).toString('hex') : undefined;
+	if (end < rows.length) headers['X-Service-Next-Cursor'] = encodeCursor(listing, { page: position.page + 1, offset: end }, nonce);
 	sandbox.state.logAccess({ reader: reader.key, export: listing, path: url.pathname, format, page: position.page });
 
 	if (end <= position.offset && emptyListAs === 204) {

@@ -1,0 +1,99 @@
+import { parse } from 'csv-parse/sync';
+import type { INodeParameters } from 'n8n-workflow';
+
+import { dialectFromEnvironment, dialectNamed } from '../../sandbox/dialect';
+import type { Sandbox } from '../../sandbox';
+import { useSandbox } from '../../sandbox/useSandbox';
+import { READER, readerWorkflow, runWorkflow } from '../../harness';
+import { asItems, getMany, portfolioCsvRows, readBinary, serviceCredentials, serviceJsonRows } from './exportHelpers';
+
+// A Service that reads the cursor from a header only (issue 44 item 5): with Send Cursor As Header every row
+// comes once; with the query, the first page comes again with a fresh cursor, and the list stops there,
+// naming Send Cursor As, with nothing passed on twice.
+const PORTFOLIO = '/v1/reader/exports/portfolio';
+const HEADER = 'Service-Cursor';
+const WRONG = 'Page 2 of the portfolio export repeated rows already read, so the Service did not read the cursor: check Send Cursor As';
+
+async function runPortfolio(sandbox: Sandbox, parameters: INodeParameters, advanced: Record<string, string> = {}) {
+	const credentials = serviceCredentials(sandbox, { pageSize: 3 });
+	Object.assign(credentials.serviceApi, { advancedSettings: true }, advanced);
+	return await runWorkflow(readerWorkflow(getMany('portfolio', parameters)), { credentials });
+}
+
+describe('a Service reading the cursor from a header', () => {
+	const sandbox = useSandbox({ dialect: { ...dialectNamed(dialectFromEnvironment()), cursorIn: { in: 'header', header: HEADER } } });
+	afterEach(() => sandbox.control.clearFaults());
+	const requests = () => sandbox.control.requests({ path: PORTFOLIO });
+
+	it('with Send Cursor As Header: every row once, the cursor in the header and never in the query', async () => {
+		const result = await runPortfolio(sandbox, { returnAll: true });
+
+		expect(result.output(READER)).toEqual(asItems(portfolioCsvRows(sandbox)));
+		const sent = requests();
+		expect(sent).toHaveLength(4);
+		expect(sent[0].headers[HEADER.toLowerCase()]).toBeUndefined();
+		for (const request of sent.slice(1)) {
+			expect(request.headers[HEADER.toLowerCase()]).toEqual(expect.any(String));
+			expect(request.query[sandbox.dialect.cursorParameter]).toBeUndefined();
+		}
+	});
+
+	it('with Send Cursor As Header: JSON items and the file hold every row once', async () => {
+		const json = await runPortfolio(sandbox, { returnAll: true, format: 'json' });
+		expect(json.error(READER)).toBeUndefined();
+		expect(json.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, `${PORTFOLIO}?format=json`));
+
+		const file = await runPortfolio(sandbox, { returnAll: true, output: 'file' });
+		const bytes = (await readBinary(file.output(READER)[0].binary?.data)).toString('utf8');
+		expect(parse(bytes, { columns: true, bom: true, delimiter: sandbox.dialect.csv.delimiter })).toEqual(portfolioCsvRows(sandbox));
+	});
+
+	it.each([
+		['CSV items', { returnAll: true }, 2],
+		['JSON items', { returnAll: true, format: 'json' }, 2],
+		// A file's next page is asked for as soon as a page's headers are in: the third is requested, never read.
+		['the file', { returnAll: true, output: 'file' }, 3],
+	] as Array<[string, INodeParameters, number]>)('with the cursor in the query, %s stop at page 2 naming Send Cursor As: nothing passed on, never paging on', async (_label, parameters, most) => {
+		const started = Date.now();
+		const result = await runPortfolio(sandbox, parameters, { cursorPlacement: 'query' });
+
+		expect(result.output(READER)).toEqual([]);
+		const error = result.error(READER);
+		expect(error?.message).toBe(WRONG);
+		expect(error?.description).toContain('set Send Cursor As to Header with that Cursor Header Name');
+		expect(requests().length).toBeLessThanOrEqual(most);
+		// The first page came again: a new cursor each time, so only its rows told.
+		const cursors = requests().map((r) => r.query[sandbox.dialect.cursorParameter]);
+		expect(cursors[0]).toBeUndefined();
+		expect(cursors[1]).toEqual(expect.any(String));
+		expect(Date.now() - started).toBeLessThan(10_000);
+	});
+
+	it('a Limit run, which asks for each page only when it needs it, stops at the repeated page too', async () => {
+		const result = await runPortfolio(sandbox, { limit: 5 }, { cursorPlacement: 'query' });
+		expect(result.output(READER)).toEqual([]);
+		expect(result.error(READER)?.message).toBe(WRONG);
+		expect(requests()).toHaveLength(2);
+	});
+});
+
+describe('a Service reading the cursor from the query, with Send Cursor As Header', () => {
+	const sandbox = useSandbox();
+	const requests = () => sandbox.control.requests({ path: PORTFOLIO });
+
+	it('stops at page 2 naming Send Cursor As and the header it sent', async () => {
+		const result = await runPortfolio(sandbox, { returnAll: true }, { cursorPlacement: 'header', cursorHeaderName: 'X-Service-Cursor' });
+
+		expect(result.output(READER)).toEqual([]);
+		expect(result.error(READER)?.message).toBe(WRONG);
+		expect(result.error(READER)?.description).toContain('The cursor was sent in the header "X-Service-Cursor". If the Service reads it from a query parameter, set Send Cursor As to Query Parameter');
+		expect(requests()).toHaveLength(2);
+		expect(requests()[1].headers['x-service-cursor']).toEqual(expect.any(String));
+	});
+
+	it('a Cursor Header Name that is no header name is refused before anything is sent', async () => {
+		const result = await runPortfolio(sandbox, { returnAll: true }, { cursorPlacement: 'header', cursorHeaderName: 'Service Cursor' });
+		expect(result.error(READER)?.message).toContain('Cursor Header Name "Service Cursor" is not a header name');
+		expect(requests()).toHaveLength(0);
+	});
+});
