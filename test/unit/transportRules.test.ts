@@ -122,6 +122,7 @@ describe('credential settings', () => {
 			settings: {
 				baseUrl: 'https://svc.example.com',
 				cursorParameter: 'cursor',
+				cursorHeader: undefined,
 				pageSize: undefined,
 				signingKeyEncoding: 'base64',
 				signatureEncoding: 'auto',
