@@ -1,5 +1,8 @@
 import { parse } from 'csv-parse/sync';
-import type { INodeParameters } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
+
+import { PROBE_LIMITS } from '../../../nodes/shared/settingsCheck/types';
+import { serviceApi } from '../../sandbox/credential';
 
 import { dialectFromEnvironment, dialectNamed } from '../../sandbox/dialect';
 import type { Sandbox } from '../../sandbox';
@@ -13,6 +16,12 @@ import { asItems, getMany, portfolioCsvRows, readBinary, serviceCredentials, ser
 const PORTFOLIO = '/v1/reader/exports/portfolio';
 const HEADER = 'Service-Cursor';
 const WRONG = 'Page 2 of the portfolio export repeated rows already read, so the Service did not read the cursor: check Send Cursor As';
+
+async function checkSettings(credential: ICredentialDataDecryptedObject) {
+	const result = await runWorkflow(readerWorkflow({ resource: 'service', operation: 'checkSettings' }), { credentials: { serviceApi: credential } });
+	expect(result.error(READER)).toBeUndefined();
+	return result.output(READER);
+}
 
 async function runPortfolio(sandbox: Sandbox, parameters: INodeParameters, advanced: Record<string, string> = {}) {
 	const credentials = serviceCredentials(sandbox, { pageSize: 3 });
@@ -69,6 +78,26 @@ describe('a Service reading the cursor from a header', () => {
 		expect(Date.now() - started).toBeLessThan(10_000);
 	});
 
+	it('Check Settings proposes Send Cursor As Header with its name, within its budget and with GETs only; set, nothing is left to change', async () => {
+		const asNew = serviceApi(sandbox, { advanced: { cursorPlacement: 'query' } });
+		const output = (await checkSettings(asNew)).map((item) => item.json);
+		const cursor = output.find((item) => item.topic === 'Cursor Parameter');
+		expect(cursor?.verdict).toBe('change');
+		expect(cursor?.settings).toEqual([
+			{ field: 'cursorPlacement', label: 'Send Cursor As', value: 'header' },
+			{ field: 'cursorHeaderName', label: 'Cursor Header Name', value: HEADER },
+		]);
+		expect(cursor?.evidence).toContain(`in the header ${HEADER}`);
+		expect(cursor?.evidence).toContain('the first page came again (ignored)');
+		const received = sandbox.control.requests();
+		expect(received.length).toBeLessThanOrEqual(PROBE_LIMITS.requests);
+		expect(new Set(received.map((r) => r.method))).toEqual(new Set(['GET']));
+
+		const set = (await checkSettings(serviceApi(sandbox))).map((item) => item.json);
+		expect(set.find((item) => item.topic === 'Cursor Parameter')?.verdict).toBe('ok');
+		expect(set.filter((item) => item.verdict === 'change')).toEqual([]);
+	});
+
 	it('a Limit run, which asks for each page only when it needs it, stops at the repeated page too', async () => {
 		const result = await runPortfolio(sandbox, { limit: 5 }, { cursorPlacement: 'query' });
 		expect(result.output(READER)).toEqual([]);
@@ -89,6 +118,18 @@ describe('a Service reading the cursor from the query, with Send Cursor As Heade
 		expect(result.error(READER)?.description).toContain('The cursor was sent in the header "X-Service-Cursor". If the Service reads it from a query parameter, set Send Cursor As to Query Parameter');
 		expect(requests()).toHaveLength(2);
 		expect(requests()[1].headers['x-service-cursor']).toEqual(expect.any(String));
+	});
+
+	it('Check Settings proposes the query again, under the name the Service reads', async () => {
+		const output = (await checkSettings(serviceApi(sandbox, { advanced: { cursorPlacement: 'header', cursorHeaderName: 'X-Service-Cursor' } }))).map((item) => item.json);
+		const cursor = output.find((item) => item.topic === 'Cursor Parameter');
+		expect([cursor?.verdict, cursor?.settings]).toEqual([
+			'change',
+			[
+				{ field: 'cursorPlacement', label: 'Send Cursor As', value: 'query' },
+				{ field: 'cursorParameter', label: 'Cursor Parameter', value: sandbox.dialect.cursorParameter },
+			],
+		]);
 	});
 
 	it('a Cursor Header Name that is no header name is refused before anything is sent', async () => {
