@@ -89,6 +89,13 @@ export function rowDigest(row: string | Uint8Array): Buffer {
 /** Rows of page 1 held as digests at most: 32 bytes each, 640 KiB in all. Past it, a page is matched as a whole. */
 export const FIRST_PAGE_DIGESTS = 20_000;
 
+/** One digest of a page's rows whatever their order: the sum of their digests modulo 2^256, as base64url. */
+export function pageSum(rows: readonly Buffer[]): string {
+	let sum = 0n;
+	for (const row of rows) sum = (sum + BigInt(`0x${row.toString('hex')}`)) & ((1n << 256n) - 1n);
+	return Buffer.from(sum.toString(16).padStart(64, '0'), 'hex').toString('base64url');
+}
+
 /**
  * What a list has read, to tell a page that repeats it: each row of the first page as its 32-byte
  * digest (up to FIRST_PAGE_DIGESTS), and each page as one order-free digest (the sum of its rows'
@@ -104,9 +111,7 @@ export class ReadRows {
 	/** Whether `rows` (this page's digests) were all read before; records them otherwise. */
 	repeats(page: number, rows: readonly Buffer[]): boolean {
 		if (rows.length === 0) return false;
-		let sum = 0n;
-		for (const row of rows) sum = (sum + BigInt(`0x${row.toString('hex')}`)) & ((1n << 256n) - 1n);
-		const whole = sum.toString(36);
+		const whole = pageSum(rows);
 		if (this.pages.has(whole)) return true;
 		if (page > 1 && this.firstWhole && this.first.size > 0 && rows.every((row) => this.first.has(row.toString('base64')))) return true;
 		this.pages.add(whole);

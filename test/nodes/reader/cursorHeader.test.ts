@@ -7,7 +7,8 @@ import { serviceApi } from '../../sandbox/credential';
 import { dialectFromEnvironment, dialectNamed } from '../../sandbox/dialect';
 import type { Sandbox } from '../../sandbox';
 import { useSandbox } from '../../sandbox/useSandbox';
-import { READER, readerWorkflow, runWorkflow } from '../../harness';
+import { listSearch, READER, readerWorkflow, runWorkflow } from '../../harness';
+import { ServiceReader } from '../../../nodes/ServiceReader/ServiceReader.node';
 import { asItems, getMany, portfolioCsvRows, readBinary, serviceCredentials, serviceJsonRows } from './exportHelpers';
 
 // A Service that reads the cursor from a header only (issue 44 item 5): with Send Cursor As Header every row
@@ -15,6 +16,7 @@ import { asItems, getMany, portfolioCsvRows, readBinary, serviceCredentials, ser
 // naming Send Cursor As, with nothing passed on twice.
 const PORTFOLIO = '/v1/reader/exports/portfolio';
 const HEADER = 'Service-Cursor';
+const reader = new ServiceReader();
 const WRONG = 'Page 2 of the portfolio export repeated rows already read, so the Service did not read the cursor: check Send Cursor As';
 
 async function checkSettings(credential: ICredentialDataDecryptedObject) {
@@ -96,6 +98,25 @@ describe('a Service reading the cursor from a header', () => {
 		const set = (await checkSettings(serviceApi(sandbox))).map((item) => item.json);
 		expect(set.find((item) => item.topic === 'Cursor Parameter')?.verdict).toBe('ok');
 		expect(set.filter((item) => item.verdict === 'change')).toEqual([]);
+	});
+
+	it('the KE picker: with the query, its second list search says Send Cursor As instead of offering the first companies again; with the header, every company once', async () => {
+		const search = async (advanced: Record<string, string>, paginationToken?: string) => {
+			const credentials = serviceCredentials(sandbox, { pageSize: 3 });
+			Object.assign(credentials.serviceApi, { advancedSettings: true }, advanced);
+			return await listSearch(reader, 'searchCompanies', { credentials, parameters: { resource: 'record', operation: 'get' }, paginationToken });
+		};
+		const first = await search({ cursorPlacement: 'query' });
+		await expect(search({ cursorPlacement: 'query' }, first.paginationToken as string)).rejects.toMatchObject({ message: expect.stringContaining('check Send Cursor As') });
+
+		const offered: string[] = [];
+		let token: string | undefined;
+		do {
+			const page = await search({}, token);
+			offered.push(...page.results.map((choice) => String(choice.value)));
+			token = page.paginationToken as string | undefined;
+		} while (token !== undefined && offered.length < 100);
+		expect(offered).toEqual(portfolioCsvRows(sandbox).map((row) => row.ke));
 	});
 
 	it('a Limit run, which asks for each page only when it needs it, stops at the repeated page too', async () => {
