@@ -7,7 +7,8 @@ import { serviceApi } from '../../sandbox/credential';
 import { dialectFromEnvironment, dialectNamed } from '../../sandbox/dialect';
 import type { Sandbox } from '../../sandbox';
 import { useSandbox } from '../../sandbox/useSandbox';
-import { listSearch, READER, readerWorkflow, runWorkflow } from '../../harness';
+import { listSearch, PollHarness, READER, readerWorkflow, runWorkflow } from '../../harness';
+import { ServiceChangesTrigger } from '../../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
 import { ServiceReader } from '../../../nodes/ServiceReader/ServiceReader.node';
 import { asItems, getMany, portfolioCsvRows, readBinary, serviceCredentials, serviceJsonRows } from './exportHelpers';
 
@@ -117,6 +118,24 @@ describe('a Service reading the cursor from a header', () => {
 			token = page.paginationToken as string | undefined;
 		} while (token !== undefined && offered.length < 100);
 		expect(offered).toEqual(portfolioCsvRows(sandbox).map((row) => row.ke));
+	});
+
+	it('the Changes Trigger: with the query, activation fails naming Send Cursor As after 2 pages and keeps no state; with the header, it reads every page', async () => {
+		const harness = (advanced: Record<string, string | number>) =>
+			new PollHarness({ nodeType: new ServiceChangesTrigger(), parameters: {}, credentials: { serviceApi: serviceApi(sandbox, { advanced: { pageSizeParameter: sandbox.dialect.pageSizeParameter, pageSize: 3, ...advanced } }) } });
+		// Activation fails as n8n shows it: the workflow is not activated.
+		await expect(harness({ cursorPlacement: 'query' }).activate()).rejects.toThrow(WRONG);
+		expect(requests()).toHaveLength(2);
+
+		sandbox.control.clearRequests();
+		const right = harness({});
+		expect(await right.activate()).toEqual({ items: undefined, error: undefined });
+		expect(requests()).toHaveLength(4);
+		sandbox.control.grantShare('KE-1011', { tier: 'tier-1' });
+		const { items, error } = await right.poll();
+		expect(error).toBeUndefined();
+		expect(items?.map((entry) => [entry.json.change, entry.json.key])).toEqual([['added', 'KE-1011']]);
+		sandbox.control.endShare('KE-1011');
 	});
 
 	it('a Limit run, which asks for each page only when it needs it, stops at the repeated page too', async () => {
