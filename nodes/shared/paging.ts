@@ -70,7 +70,7 @@ export class RepeatedPageError extends Error {
 		readonly cursorParameter: string,
 		readonly cursorHeader: string | undefined,
 	) {
-		super(`Page ${page} of the list held only rows already read on an earlier page, so the Service did not read the cursor`);
+		super(`Page ${page} of the list held only rows already read on an earlier page, so the Service did not read the cursor: check Send Cursor As`);
 	}
 }
 
