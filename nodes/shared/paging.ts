@@ -35,8 +35,8 @@ export interface PageAnswer<T> {
 	content: T;
 	/** Value of X-Service-Next-Cursor; absent or empty on the last page. */
 	nextCursor: string | undefined;
-	/** The SHA-256 of each row of the page (rowDigests), when the fetch can read them: a page of rows already read stops the list. */
-	rows?: readonly Buffer[];
+	/** The SHA-256 of each row of the page, packed 32 bytes after 32 (`Digests`), when the fetch can read them: a page of rows already read stops the list. */
+	rows?: Buffer;
 }
 
 export interface Page<T> extends PageAnswer<T> {
@@ -89,10 +89,38 @@ export function rowDigest(row: string | Uint8Array): Buffer {
 /** Rows of page 1 held as digests at most: 32 bytes each, 640 KiB in all. Past it, a page is matched as a whole. */
 export const FIRST_PAGE_DIGESTS = 20_000;
 
+/** The 32-byte digests of a page's rows, packed into one buffer grown by doubling: no object per row. */
+export class Digests {
+	private bytes = Buffer.alloc(32 * 64);
+	private used = 0;
+
+	add(digest: Uint8Array): void {
+		if (this.used + 32 > this.bytes.length) {
+			const grown = Buffer.alloc(this.bytes.length * 2);
+			this.bytes.copy(grown, 0, 0, this.used);
+			this.bytes = grown;
+		}
+		this.bytes.set(digest.subarray(0, 32), this.used);
+		this.used += 32;
+	}
+
+	/** Every digest added, packed. */
+	packed(): Buffer {
+		return this.bytes.subarray(0, this.used);
+	}
+}
+
+/** Digests packed, as a page's `rows` holds them. */
+export function packDigests(digests: readonly Uint8Array[]): Buffer {
+	const packed = new Digests();
+	for (const digest of digests) packed.add(digest);
+	return packed.packed();
+}
+
 /** One digest of a page's rows whatever their order: the sum of their digests modulo 2^256, as base64url. */
-export function pageSum(rows: readonly Buffer[]): string {
+export function pageSum(rows: Buffer): string {
 	let sum = 0n;
-	for (const row of rows) sum = (sum + BigInt(`0x${row.toString('hex')}`)) & ((1n << 256n) - 1n);
+	for (let at = 0; at + 32 <= rows.length; at += 32) sum = (sum + BigInt(`0x${rows.toString('hex', at, at + 32)}`)) & ((1n << 256n) - 1n);
 	return Buffer.from(sum.toString(16).padStart(64, '0'), 'hex').toString('base64url');
 }
 
@@ -102,28 +130,36 @@ export function pageSum(rows: readonly Buffer[]): string {
  * digests, 32 bytes a page, bounded by Max Pages). No row is held. An empty page is never a repeat.
  */
 export class ReadRows {
+	/** Digests as 32-character one-byte strings. */
 	private readonly first = new Set<string>();
 	private firstWhole = true;
 	private readonly pages = new Set<string>();
 	/** Bytes of digests held (Set and string overhead aside). */
 	heldBytes = 0;
 
-	/** Whether `rows` (this page's digests) were all read before; records them otherwise. */
-	repeats(page: number, rows: readonly Buffer[]): boolean {
-		if (rows.length === 0) return false;
+	/** Whether `rows` (this page's digests, packed) were all read before; records them otherwise. */
+	repeats(page: number, rows: Buffer): boolean {
+		const count = Math.floor(rows.length / 32);
+		if (count === 0) return false;
+		const key = (i: number) => rows.toString('latin1', i * 32, i * 32 + 32);
 		const whole = pageSum(rows);
 		if (this.pages.has(whole)) return true;
-		if (page > 1 && this.firstWhole && this.first.size > 0 && rows.every((row) => this.first.has(row.toString('base64')))) return true;
+		if (page > 1 && this.firstWhole && this.first.size > 0) {
+			let all = true;
+			for (let i = 0; i < count && all; i++) all = this.first.has(key(i));
+			if (all) return true;
+		}
 		this.pages.add(whole);
 		this.heldBytes += 32;
 		if (page === 1) {
-			for (const row of rows) {
+			for (let i = 0; i < count; i++) {
 				if (this.first.size >= FIRST_PAGE_DIGESTS) {
 					this.firstWhole = false;
 					break;
 				}
-				if (!this.first.has(row.toString('base64'))) this.heldBytes += 32;
-				this.first.add(row.toString('base64'));
+				const row = key(i);
+				if (!this.first.has(row)) this.heldBytes += 32;
+				this.first.add(row);
 			}
 		}
 		return false;
@@ -138,7 +174,7 @@ export class ReadRows {
  */
 export class LineDigests {
 	private hash: Hash | undefined;
-	private readonly lines: Buffer[] = [];
+	private readonly lines = new Digests();
 
 	constructor(
 		private readonly page: number,
@@ -156,10 +192,10 @@ export class LineDigests {
 		}
 	}
 
-	/** The digests of every line read. */
-	end(): Buffer[] {
+	/** The digests of every line read, packed. */
+	end(): Buffer {
 		this.close();
-		return this.lines;
+		return this.lines.packed();
 	}
 
 	private close(): void {
@@ -167,7 +203,7 @@ export class LineDigests {
 		const digest = this.hash.digest();
 		this.hash = undefined;
 		if (this.page === 1 && this.shared.header === undefined) this.shared.header = digest;
-		else if (this.shared.header === undefined || !digest.equals(this.shared.header)) this.lines.push(digest);
+		else if (this.shared.header === undefined || !digest.equals(this.shared.header)) this.lines.add(digest);
 	}
 }
 

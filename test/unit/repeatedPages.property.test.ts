@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { cursorPages, FIRST_PAGE_DIGESTS, LineDigests, ReadRows, RepeatedPageError, rowDigest, type PageAnswer, type PageRequest } from '../../nodes/shared/paging';
+import { cursorPages, FIRST_PAGE_DIGESTS, LineDigests, packDigests, ReadRows, RepeatedPageError, rowDigest, type PageAnswer, type PageRequest } from '../../nodes/shared/paging';
 import { csvLineDigests } from '../../nodes/shared/transport/pageFetch';
 import { runs } from '../property/fc';
 
@@ -49,13 +49,13 @@ describe('rows already read', () => {
 				fc.pre(!lines.includes(extra) && extra !== 'ke');
 				const read = new ReadRows();
 				const digests = lines.map((line) => rowDigest(line));
-				expect(read.repeats(1, digests)).toBe(false);
+				expect(read.repeats(1, packDigests(digests))).toBe(false);
 				const next = [...digests];
 				next.splice(at % (next.length + 1), 0, rowDigest(extra));
-				expect(read.repeats(2, next)).toBe(false);
-				expect(read.repeats(3, [])).toBe(false);
+				expect(read.repeats(2, packDigests(next))).toBe(false);
+				expect(read.repeats(3, Buffer.alloc(0))).toBe(false);
 				// The same page a second time (page 2 again) is a repeat.
-				expect(read.repeats(4, [...next].reverse())).toBe(true);
+				expect(read.repeats(4, packDigests([...next].reverse()))).toBe(true);
 			}),
 			runs(300),
 		);
@@ -64,17 +64,17 @@ describe('rows already read', () => {
 	test('memory: 32 bytes a row of the first page up to its bound, then 32 bytes a page', () => {
 		const read = new ReadRows();
 		const many = Array.from({ length: FIRST_PAGE_DIGESTS + 50 }, (_, i) => rowDigest(`row ${i}`));
-		read.repeats(1, many);
+		read.repeats(1, packDigests(many));
 		expect(read.heldBytes).toBe(32 * FIRST_PAGE_DIGESTS + 32);
-		for (let page = 2; page <= 11; page++) read.repeats(page, [rowDigest(`page ${page}`)]);
+		for (let page = 2; page <= 11; page++) read.repeats(page, packDigests([rowDigest(`page ${page}`)]));
 		expect(read.heldBytes).toBe(32 * FIRST_PAGE_DIGESTS + 32 * 11);
 		// Past the bound, the first page again is still told, as a whole.
-		expect(read.repeats(12, [...many].reverse())).toBe(true);
+		expect(read.repeats(12, packDigests([...many].reverse()))).toBe(true);
 	});
 
 	test('cursorPages stops before yielding a repeated page: its rows never reach the consumer, and no third page is asked for', async () => {
 		const asked: PageRequest[] = [];
-		const page = (n: number): PageAnswer<string[]> => ({ content: ['a', 'b'], nextCursor: `fresh-${n}`, rows: (n === 1 ? ['a', 'b'] : ['b', 'a']).map((r) => rowDigest(r)) });
+		const page = (n: number): PageAnswer<string[]> => ({ content: ['a', 'b'], nextCursor: `fresh-${n}`, rows: packDigests((n === 1 ? ['a', 'b'] : ['b', 'a']).map((r) => rowDigest(r))) });
 		const fetchPage = async (request: PageRequest) => {
 			asked.push(request);
 			return page(request.page);

@@ -38,7 +38,7 @@ export async function searchCompanies(
 
 	// The first page again (a cursor the Service did not read, Send Cursor As): said, never offered twice.
 	const csv = { header: from?.headerLine === undefined ? undefined : Buffer.from(from.headerLine, 'base64url') };
-	const rows = Buffer.isBuffer(answer.content) ? csvLineDigests(answer.content, page, csv) : [];
+	const rows = Buffer.isBuffer(answer.content) ? csvLineDigests(answer.content, page, csv) : Buffer.alloc(0);
 	const sum = rows.length > 0 ? pageSum(rows) : undefined;
 	if (from?.first !== undefined && sum === from.first) {
 		throw new NodeOperationError(this.getNode(), `Page ${page} of the ${PORTFOLIO.label} repeated the companies of page 1, so the Service did not read the cursor: check Send Cursor As`, {

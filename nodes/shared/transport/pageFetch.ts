@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { listFromBody } from '../answerShape';
 import { pageFailed } from '../pageErrors';
 import type { PageAnswer, PageRequest, PagingOptions } from '../paging';
-import { cursorPages, LineDigests, PageCapError, rowDigest } from '../paging';
+import { cursorPages, Digests, LineDigests, PageCapError, rowDigest } from '../paging';
 import { headerValue } from './answer';
 import type { ServiceCall, ServiceContext } from './serviceRequest';
 import { serviceRequest } from './serviceRequest';
@@ -62,21 +62,23 @@ export function cursorHeaders(settings: ServiceSettings, cursor: string | undefi
 }
 
 /** The digest of each line of a CSV page read whole (paging.ts LineDigests). */
-export function csvLineDigests(bytes: Buffer, page: number, csv: { header?: Buffer }): Buffer[] {
+export function csvLineDigests(bytes: Buffer, page: number, csv: { header?: Buffer }): Buffer {
 	const lines = new LineDigests(page, csv);
 	lines.push(bytes);
 	return lines.end();
 }
 
 /** The digest of each entry of a JSON list page (the key name helps find the list), or undefined when the answer is not a list. */
-export function jsonRowDigests(body: unknown, keyName?: string): Buffer[] | undefined {
+export function jsonRowDigests(body: unknown, keyName?: string): Buffer | undefined {
 	let list: unknown[];
 	try {
 		list = listFromBody(body, keyName);
 	} catch {
 		return undefined;
 	}
-	return list.map((entry) => rowDigest(JSON.stringify(entry) ?? 'undefined'));
+	const digests = new Digests();
+	for (const entry of list) digests.add(rowDigest(JSON.stringify(entry) ?? 'undefined'));
+	return digests.packed();
 }
 
 /** A JSON list route read whole (the event catalogue), and how its failures are named. */
