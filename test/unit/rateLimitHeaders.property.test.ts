@@ -46,9 +46,12 @@ describe('the wait a rate-limited answer asks for', () => {
 			fc.property(fc.array(member, { minLength: 1, maxLength: 4 }), space, fc.boolean(), (members, gap, rFirst) => {
 				const text = members.map((m) => `${m.name}${rFirst ? `;r=${m.r};t=${m.t}` : `;t=${m.t};r=${m.r}`}${m.extra}`).join(`,${gap}`);
 				const exhausted = members.filter((m) => m.r === 0).map((m) => m.t * 1000);
-				const expected = exhausted.length ? Math.max(...exhausted) : Math.max(...members.map((m) => m.t * 1000));
+				// Quota left in every policy: no wait asked by RateLimit; a 429 then waits RateLimit-Policy's window, a 503 its backoff.
+				const expected = exhausted.length ? Math.max(...exhausted) : undefined;
 				expect(parseRateLimitResetMs(text, NOW)).toBe(expected);
-				expect(askedWait(headers({ RateLimit: text, 'RateLimit-Policy': '"default";q=100;w=3600' }), NOW)).toEqual({ header: 'RateLimit', ms: expected, value: text });
+				const both = headers({ RateLimit: text, 'RateLimit-Policy': '"default";q=100;w=3600' });
+				expect(askedWait(both, NOW)).toEqual(expected === undefined ? { header: 'RateLimit-Policy', ms: 3_600_000, value: '"default";q=100;w=3600' } : { header: 'RateLimit', ms: expected, value: text });
+				expect(askedWait(both, NOW, 503)).toEqual(expected === undefined ? undefined : { header: 'RateLimit', ms: expected, value: text });
 			}),
 			runs(300),
 		);
@@ -64,7 +67,8 @@ describe('the wait a rate-limited answer asks for', () => {
 		);
 	});
 
-	test('RateLimit-Policy alone: its longest window is waited for', () => {
+	test('RateLimit-Policy alone: its longest window is waited for on a 429, never on a 5xx', () => {
+		expect(askedWait(headers({ 'RateLimit-Policy': '"burst";q=5;w=10' }), NOW, 503)).toBeUndefined();
 		expect(parseRateLimitPolicyMs('"default";q=100;w=60, "daily";q=1000;w=86400')).toBe(86_400_000);
 		expect(askedWait(headers({ 'RateLimit-Policy': '"burst";q=5;w=10' }), NOW)).toEqual({ header: 'RateLimit-Policy', ms: 10_000, value: '"burst";q=5;w=10' });
 		expect(askedWait(headers({ 'RateLimit-Policy': 'nonsense' }), NOW)).toBeUndefined();

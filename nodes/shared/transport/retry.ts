@@ -157,7 +157,7 @@ function digitsOf(params: Map<string, string>, name: string): string | undefined
 /**
  * A rate-limit reset as milliseconds from now. `RateLimit-Reset` / `X-RateLimit-Reset`: seconds, or from
  * 10^9 on a Unix time. `RateLimit` (draft-ietf-httpapi-ratelimit-headers): the longest `t=` of the
- * policies with `r=0` (none exhausted: the longest `t=`), or the older `reset=`.
+ * policies with `r=0`; none when every policy has quota left; without `r=`, the longest `t=` or older `reset=`.
  */
 export function parseRateLimitResetMs(value: string | undefined, nowMs: number): number | undefined {
 	if (value === undefined) return undefined;
@@ -165,16 +165,19 @@ export function parseRateLimitResetMs(value: string | undefined, nowMs: number):
 	if (text.length > 4096) return undefined;
 	if (allDigits(text)) return resetMs(text, nowMs);
 	let exhausted: number | undefined;
-	let any: number | undefined;
+	let unsaid: number | undefined;
+	let remainingSaid = false;
 	for (const { params } of parseFieldMembers(text)) {
 		const reset = digitsOf(params, 't') ?? digitsOf(params, 'reset');
+		const remaining = digitsOf(params, 'r') ?? digitsOf(params, 'remaining');
+		if (remaining !== undefined) remainingSaid = true;
 		if (reset === undefined) continue;
 		const ms = resetMs(reset, nowMs);
-		any = Math.max(any ?? 0, ms);
-		const remaining = digitsOf(params, 'r') ?? digitsOf(params, 'remaining');
-		if (remaining !== undefined && Number(remaining) === 0) exhausted = Math.max(exhausted ?? 0, ms);
+		if (remaining === undefined) unsaid = Math.max(unsaid ?? 0, ms);
+		else if (Number(remaining) === 0) exhausted = Math.max(exhausted ?? 0, ms);
 	}
-	return exhausted ?? any;
+	// Quota left in every policy that says so: this header asks for no wait (a 5xx keeps its backoff).
+	return exhausted ?? (remainingSaid && unsaid === undefined ? undefined : unsaid);
 }
 
 /** `RateLimit-Policy` (`"default";q=100;w=60`): the longest window, in milliseconds, a wait that surely sees the quota renewed. */
@@ -190,9 +193,9 @@ export function parseRateLimitPolicyMs(value: string | undefined): number | unde
 
 /**
  * Which header asked for a wait, and how long: `Retry-After` first, then the rate-limit headers
- * (`RateLimit-Reset`, `X-RateLimit-Reset`, `RateLimit`), then the window of `RateLimit-Policy`.
+ * (`RateLimit-Reset`, `X-RateLimit-Reset`, `RateLimit`), then, for a 429, the window of `RateLimit-Policy`.
  */
-export function askedWait(header: (name: string) => string | undefined, nowMs: number): { header: string; ms: number; value: string } | undefined {
+export function askedWait(header: (name: string) => string | undefined, nowMs: number, status = 429): { header: string; ms: number; value: string } | undefined {
 	const retryAfter = header('retry-after');
 	const fromRetryAfter = parseRetryAfterMs(retryAfter, nowMs);
 	if (fromRetryAfter !== undefined) return { header: 'Retry-After', ms: fromRetryAfter, value: retryAfter! };
@@ -201,6 +204,8 @@ export function askedWait(header: (name: string) => string | undefined, nowMs: n
 		const ms = parseRateLimitResetMs(value, nowMs);
 		if (ms !== undefined) return { header: name, ms, value: value! };
 	}
+	// A policy's window says when a quota renews, not that it is spent: read for a 429 only.
+	if (status !== 429) return undefined;
 	const policy = header('RateLimit-Policy');
 	const window = parseRateLimitPolicyMs(policy);
 	if (window !== undefined) return { header: 'RateLimit-Policy', ms: window, value: policy! };

@@ -194,7 +194,7 @@ export async function serviceRequest<T = unknown>(
 		const retryable = idempotent ? isRetryableStatus(statusCode) : statusCode === 429;
 		if (retryable && !isLastAttempt) {
 			// Retry-After, else RateLimit-Reset / X-RateLimit-Reset / RateLimit / RateLimit-Policy (retry.ts).
-			const asked = askedWait((name) => headerValue(answer.headers, name), Date.now());
+			const asked = askedWait((name) => headerValue(answer.headers, name), Date.now(), statusCode);
 			const askedMs = asked?.ms;
 			const delay = askedMs === undefined ? retryDelayMs(attempt, undefined, Date.now()) : Math.min(askedMs, 60_000);
 			// What the Service asked for counts, not the capped delay: retrying sooner than asked is pointless.
