@@ -18,10 +18,30 @@ export const advancedSettingsFields: INodeProperties[] = [
 	{
 		displayName: 'Cursor Parameter',
 		name: 'cursorParameter',
-		displayOptions: { show: { advancedSettings: [true] } },
 		type: 'string',
 		default: 'cursor',
 		description: 'Name of the query parameter that sends back the X-Service-Next-Cursor value to fetch the next page',
+		displayOptions: { show: { advancedSettings: [true], cursorPlacement: ['query'] } },
+	},
+	{
+		displayName: 'Send Cursor As',
+		name: 'cursorPlacement',
+		displayOptions: { show: { advancedSettings: [true] } },
+		type: 'options',
+		options: [
+			{ name: 'Query Parameter', value: 'query', description: 'In the query, under Cursor Parameter' },
+			{ name: 'Header', value: 'header', description: 'In a request header, under Cursor Header Name' },
+		],
+		default: 'query',
+		description: 'How the X-Service-Next-Cursor value is sent back for the next page. A Service that ignores it answers the first page again: lists then stop naming this setting.',
+	},
+	{
+		displayName: 'Cursor Header Name',
+		name: 'cursorHeaderName',
+		displayOptions: { show: { advancedSettings: [true], cursorPlacement: ['header'] } },
+		type: 'string',
+		default: 'X-Service-Cursor',
+		description: 'The request header the Service reads the cursor from, exactly as it names it',
 	},
 	{
 		displayName: 'Idempotency Header',

@@ -2,7 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { PageRequest } from './paging';
-import { PageCapError, RepeatedCursorError } from './paging';
+import { cursorSentWords, PageCapError, RepeatedCursorError, RepeatedPageError } from './paging';
 
 /** Which export failed, and (the changes trigger) what became of the reading instead of "not passed on". */
 export interface FailedExport {
@@ -52,13 +52,23 @@ function pageError(
 			: `The ${rowsBefore} row${rowsBefore === 1 ? '' : 's'} of the ${page - 1} earlier page${page === 2 ? '' : 's'} were not passed on, so an incomplete ${spec.label} never reaches the next node; run the node again to fetch it whole.`);
 	const where = `Page ${page} of the ${spec.label} (${fetched}) failed. ${earlier}`;
 
+	if (error instanceof RepeatedPageError) {
+		return new NodeOperationError(
+			this.getNode(),
+			`Page ${error.page} of the ${spec.label} repeated rows already read, so the Service did not read the cursor: check Send Cursor As`,
+			{
+				itemIndex,
+				description: `${where} It held only rows an earlier page gave, though fetched with a new cursor: the Service answered the first page again. ${cursorSentWords(error.cursorParameter, error.cursorHeader)}`,
+			},
+		);
+	}
 	if (error instanceof RepeatedCursorError) {
 		return new NodeOperationError(
 			this.getNode(),
 			`The Service sent back a cursor it had already given, on page ${error.page} of the ${spec.label}`,
 			{
 				itemIndex,
-				description: `Page ${page} would be fetched with cursor "${cursor}" again, so paging would never end. ${earlier} The Service probably ignores the query parameter "${error.cursorParameter}": check Cursor Parameter under Advanced Settings in the Service API credential.`,
+				description: `Page ${page} would be fetched with cursor "${cursor}" again, so paging would never end. ${earlier} The Service probably does not read the cursor where it was sent. ${cursorSentWords(error.cursorParameter, error.cursorHeader)}`,
 			},
 		);
 	}

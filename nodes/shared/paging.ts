@@ -3,15 +3,18 @@
  * passes the function that fetches one page.
  *
  * Paging rule (spec section 4): while a further page exists the answer carries
- * X-Service-Next-Cursor; sending that value back (in the query parameter named in the credential,
- * docs/service-choices.md) fetches the next page.
+ * X-Service-Next-Cursor; sending that value back (in the query parameter or the header named in the
+ * credential, docs/service-choices.md) fetches the next page. A Service that does not read it where it is
+ * sent answers the first page again: a page whose rows were all read before stops the list.
  */
 
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
 export interface PagingOptions {
 	/** Query parameter that carries the cursor back (credential: Cursor Parameter). */
 	cursorParameter: string;
+	/** The header that carries it instead (credential: Send Cursor As Header, Cursor Header Name); then the query has none. */
+	cursorHeader?: string;
 	/** Sent on every page when set (credential: Page Size Parameter + Page Size). */
 	pageSize?: { parameter: string; size: number };
 	/** Query sent on every page, e.g. format and window. */
@@ -34,6 +37,8 @@ export interface PageAnswer<T> {
 	nextCursor: string | undefined;
 	/** The page's Content-Type (its charset reads a CSV page: csvText.ts). */
 	contentType?: string;
+	/** The SHA-256 of each row of the page, packed 32 bytes after 32 (`Digests`), when the fetch can read them: a page of rows already read stops the list. */
+	rows?: Buffer;
 }
 
 export interface Page<T> extends PageAnswer<T> {
@@ -49,10 +54,158 @@ export class RepeatedCursorError extends Error {
 		readonly page: number,
 		readonly cursor: string,
 		readonly cursorParameter: string,
+		readonly cursorHeader?: string,
 	) {
 		super(
 			`Page ${page} of the list answered with the cursor "${cursor}" that was already used, so paging would never end`,
 		);
+	}
+}
+
+/**
+ * A page fetched with a fresh cursor holds only rows the list already gave (in any order): the Service did
+ * not read the cursor where it was sent and answered the first page again. Its rows are not passed on.
+ */
+export class RepeatedPageError extends Error {
+	constructor(
+		readonly page: number,
+		readonly cursorParameter: string,
+		readonly cursorHeader: string | undefined,
+	) {
+		super(`Page ${page} of the list held only rows already read on an earlier page, so the Service did not read the cursor: check Send Cursor As`);
+	}
+}
+
+/** The settings the words of a repeated page name: how the cursor was sent, and the other way. */
+export function cursorSentWords(cursorParameter: string, cursorHeader: string | undefined): string {
+	return cursorHeader === undefined
+		? `The cursor was sent in the query parameter "${cursorParameter}". If the Service reads it from a header (such as Service-Cursor), set Send Cursor As to Header with that Cursor Header Name; otherwise check Cursor Parameter under Advanced Settings in the Service API credential.`
+		: `The cursor was sent in the header "${cursorHeader}". If the Service reads it from a query parameter, set Send Cursor As to Query Parameter with that Cursor Parameter; otherwise check Cursor Header Name under Advanced Settings in the Service API credential.`;
+}
+
+/** SHA-256 of a row's text (or bytes): 32 bytes, whatever the row's length. */
+export function rowDigest(row: string | Uint8Array): Buffer {
+	return createHash('sha256').update(row).digest();
+}
+
+/** Rows of page 1 held as digests at most: 32 bytes each, 640 KiB in all. Past it, a page is matched as a whole. */
+export const FIRST_PAGE_DIGESTS = 20_000;
+
+/** The 32-byte digests of a page's rows, packed into one buffer grown by doubling: no object per row. */
+export class Digests {
+	private bytes = Buffer.alloc(32 * 64);
+	private used = 0;
+
+	add(digest: Uint8Array): void {
+		if (this.used + 32 > this.bytes.length) {
+			const grown = Buffer.alloc(this.bytes.length * 2);
+			this.bytes.copy(grown, 0, 0, this.used);
+			this.bytes = grown;
+		}
+		this.bytes.set(digest.subarray(0, 32), this.used);
+		this.used += 32;
+	}
+
+	/** Every digest added, packed. */
+	packed(): Buffer {
+		return this.bytes.subarray(0, this.used);
+	}
+}
+
+/** Digests packed, as a page's `rows` holds them. */
+export function packDigests(digests: readonly Uint8Array[]): Buffer {
+	const packed = new Digests();
+	for (const digest of digests) packed.add(digest);
+	return packed.packed();
+}
+
+/** One digest of a page's rows whatever their order: the sum of their digests modulo 2^256, as base64url. */
+export function pageSum(rows: Buffer): string {
+	let sum = 0n;
+	for (let at = 0; at + 32 <= rows.length; at += 32) sum = (sum + BigInt(`0x${rows.toString('hex', at, at + 32)}`)) & ((1n << 256n) - 1n);
+	return Buffer.from(sum.toString(16).padStart(64, '0'), 'hex').toString('base64url');
+}
+
+/**
+ * What a list has read, to tell a page that repeats it: each row of the first page as its 32-byte
+ * digest (up to FIRST_PAGE_DIGESTS), and each page as one order-free digest (the sum of its rows'
+ * digests, 32 bytes a page, bounded by Max Pages). No row is held. An empty page is never a repeat.
+ */
+export class ReadRows {
+	/** Digests as 32-character one-byte strings. */
+	private readonly first = new Set<string>();
+	private firstWhole = true;
+	private readonly pages = new Set<string>();
+	/** Bytes of digests held (Set and string overhead aside). */
+	heldBytes = 0;
+
+	/** Whether `rows` (this page's digests, packed) were all read before; records them otherwise. */
+	repeats(page: number, rows: Buffer): boolean {
+		const count = Math.floor(rows.length / 32);
+		if (count === 0) return false;
+		const key = (i: number) => rows.toString('latin1', i * 32, i * 32 + 32);
+		const whole = pageSum(rows);
+		if (this.pages.has(whole)) return true;
+		if (page > 1 && this.firstWhole && this.first.size > 0) {
+			let all = true;
+			for (let i = 0; i < count && all; i++) all = this.first.has(key(i));
+			if (all) return true;
+		}
+		this.pages.add(whole);
+		this.heldBytes += 32;
+		if (page === 1) {
+			for (let i = 0; i < count; i++) {
+				if (this.first.size >= FIRST_PAGE_DIGESTS) {
+					this.firstWhole = false;
+					break;
+				}
+				const row = key(i);
+				if (!this.first.has(row)) this.heldBytes += 32;
+				this.first.add(row);
+			}
+		}
+		return false;
+	}
+}
+
+/**
+ * The digest of each line of a CSV page, fed chunk by chunk (a streamed page) or whole: blank lines
+ * left out, and the first page's first line, the header row, wherever it comes again (`shared` keeps
+ * it from page to page). A quoted line break splits a record the same way on every reading. Holds
+ * 32 bytes a line of this page, never its bytes.
+ */
+export class LineDigests {
+	private hash: Hash | undefined;
+	private readonly lines = new Digests();
+
+	constructor(
+		private readonly page: number,
+		private readonly shared: { header?: Buffer },
+	) {}
+
+	push(chunk: Uint8Array): void {
+		for (let start = 0; start <= chunk.length; ) {
+			const newline = chunk.indexOf(0x0a, start);
+			const end = newline === -1 ? chunk.length : newline;
+			if (end > start) (this.hash ??= createHash('sha256')).update(chunk.subarray(start, end));
+			if (newline === -1) return;
+			this.close();
+			start = newline + 1;
+		}
+	}
+
+	/** The digests of every line read, packed. */
+	end(): Buffer {
+		this.close();
+		return this.lines.packed();
+	}
+
+	private close(): void {
+		if (this.hash === undefined) return;
+		const digest = this.hash.digest();
+		this.hash = undefined;
+		if (this.page === 1 && this.shared.header === undefined) this.shared.header = digest;
+		else if (this.shared.header === undefined || !digest.equals(this.shared.header)) this.lines.add(digest);
 	}
 }
 
@@ -68,7 +221,7 @@ export function pageQuery(options: PagingOptions, cursor: string | undefined): R
 	// Own properties: a parameter named `__proto__` is sent like any name.
 	const entries: Array<[string, string | number]> = Object.entries(options.query ?? {});
 	if (options.pageSize) entries.push([options.pageSize.parameter, options.pageSize.size]);
-	if (cursor !== undefined) entries.push([options.cursorParameter, cursor]);
+	if (cursor !== undefined && options.cursorHeader === undefined) entries.push([options.cursorParameter, cursor]);
 	return Object.fromEntries(entries);
 }
 
@@ -99,6 +252,7 @@ export async function* cursorPages<T>(
 	// Digests, not the cursors: memory stays at 32 bytes a page however long the Service's cursors are,
 	// and Max Pages bounds the pages (100,000 pages: about 10 MB), while A, B, A is still caught.
 	const usedCursors = new Set<string>();
+	const readRows = new ReadRows();
 	const digest = (cursor: string) => createHash('sha256').update(cursor).digest('base64');
 	const start = (request: PageRequest): { request: PageRequest; pending: Promise<PageAnswer<T>> } => {
 		const pending = fetchPage(request);
@@ -115,6 +269,8 @@ export async function* cursorPages<T>(
 			const answer: PageAnswer<T> = await pending;
 			const cursor: string | undefined =
 				answer.nextCursor === undefined || answer.nextCursor === '' ? undefined : answer.nextCursor;
+			// Checked before this page is yielded: its rows, read already, never reach the consumer twice.
+			if (answer.rows !== undefined && readRows.repeats(page, answer.rows)) throw new RepeatedPageError(page, options.cursorParameter, options.cursorHeader);
 			const seen = cursor === undefined ? undefined : digest(cursor);
 			const repeated = seen !== undefined && usedCursors.has(seen);
 			if (seen !== undefined) usedCursors.add(seen);
@@ -125,7 +281,7 @@ export async function* cursorPages<T>(
 			yield { ...answer, nextCursor: cursor, request };
 			prefetched = undefined;
 			// Checked after yielding so the rows of this page are still counted by the consumer's error.
-			if (repeated && cursor !== undefined) throw new RepeatedCursorError(page, cursor, options.cursorParameter);
+			if (repeated && cursor !== undefined) throw new RepeatedCursorError(page, cursor, options.cursorParameter, options.cursorHeader);
 			if (capped) throw new PageCapError(page);
 			if (following && !prefetch) next = start(following);
 		}

@@ -29,7 +29,7 @@ export function settingsCheckProbe(credentials: ICredentialDataDecryptedObject, 
 		const baseUrl = String(credential.baseUrl).replace(/\/+$/, '');
 		const url = new URL(asking.path.startsWith('https://') ? asking.path : `${baseUrl}${asking.path}`);
 		for (const [name, value] of asking.query ?? []) url.searchParams.append(name, value);
-		const options = await authenticate(credential, { url: url.toString(), method: 'GET', headers: {} } as IHttpRequestOptions);
+		const options = await authenticate(credential, { url: url.toString(), method: 'GET', headers: { ...asking.headers } } as IHttpRequestOptions);
 		const timeout = Math.min(asking.timeoutMs ?? PROBE_LIMITS.requestMs, PROBE_LIMITS.requestMs);
 		return await new Promise<ProbeAnswer>((resolve, reject) => {
 			const req = request(url, { method: 'GET', headers: options.headers as Record<string, string>, agent, timeout }, (res) => {

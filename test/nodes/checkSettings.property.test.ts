@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { applyFindings, checkSettings, PROBE_LIMITS, type Finding } from '../../nodes/shared/settingsCheck';
-import { CURSOR_CANDIDATES } from '../../nodes/shared/settingsCheck/cursor';
+import { CURSOR_CANDIDATES, CURSOR_HEADER_CANDIDATES } from '../../nodes/shared/settingsCheck/cursor';
 import { JSON_FORMAT_NAMES, JSON_FORMAT_VALUES } from '../../nodes/shared/settingsCheck/jsonFormat';
 import { WINDOW_CANDIDATES } from '../../nodes/shared/settingsCheck/window';
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
@@ -10,7 +10,7 @@ import { settingsCheckProbe } from '../harness/settingsCheckProbe';
 import { dialect } from '../property/dialects';
 import { runs } from '../property/fc';
 import { startSandbox } from '../sandbox';
-import { dialogFields, requestSettings, signInSettings } from '../sandbox/credential';
+import { cursorSettings, dialogFields, requestSettings, signInSettings } from '../sandbox/credential';
 import type { Dialect } from '../sandbox/dialect';
 import { nameFor } from '../sandbox/requestDialect';
 import { getMany, portfolioCsvRows, serviceJsonRows } from './reader/exportHelpers';
@@ -39,6 +39,8 @@ function needed(drawn: Dialect): Map<string, unknown> {
 		['authHeaderName', sign.authHeaderName],
 		['authScheme', sign.authScheme],
 		['cursorParameter', drawn.cursorParameter],
+		['cursorPlacement', drawn.cursorIn.in],
+		['cursorHeaderName', drawn.cursorIn.in === 'header' ? drawn.cursorIn.header : undefined],
 		['jsonFormat', drawn.jsonFormat],
 		['requestNames:export.json_format', nameFor(drawn.request, 'export.json_format')],
 		['requestNames:export.window', nameFor(drawn.request, 'export.window')],
@@ -79,7 +81,10 @@ describe('Check Settings on generated Service dialects', () => {
 					// (b) Each of them is found, or unknown: an `ok` only where the credential already says what the dialect needs.
 					expect(topic(findings, 'Sign-in').verdict).toBe(drawn.signIn.form === 'bearer' ? 'ok' : 'change');
 					const cursor = topic(findings, 'Cursor Parameter');
-					expect(cursor.verdict).toBe(drawn.cursorParameter === 'cursor' ? 'ok' : (CURSOR_CANDIDATES as readonly string[]).includes(drawn.cursorParameter) ? 'change' : 'unknown');
+					// A cursor read from a header: found among the headers tried, else unknown (the query names all gave page 1 again).
+					const cursorIn = drawn.cursorIn;
+					if (cursorIn.in === 'header') expect(cursor.verdict).toBe((CURSOR_HEADER_CANDIDATES as readonly string[]).includes(cursorIn.header) ? 'change' : 'unknown');
+					else expect(cursor.verdict).toBe(drawn.cursorParameter === 'cursor' ? 'ok' : (CURSOR_CANDIDATES as readonly string[]).includes(drawn.cursorParameter) ? 'change' : 'unknown');
 					const windowName = nameFor(drawn.request, 'export.window');
 					const window = topic(findings, 'Window Parameter');
 					// A name not among those tried (`__proto__`, `constructor`) is found only where the Service's refusal quotes it.
@@ -91,7 +96,8 @@ describe('Check Settings on generated Service dialects', () => {
 					expect(topic(findings, 'JSON Format Value').verdict).toBe(!jsonFound ? 'unknown' : drawn.jsonFormat === 'json' ? 'ok' : 'change');
 
 					// (c) With the changes applied (and the page size found, to page by 3), the real node reads.
-					const applied = applyFindings(start, findings);
+					// What the check could not find, the user sets from the Service's documentation (the cursor's header).
+					const applied = { ...applyFindings(start, findings), ...(cursor.verdict === 'unknown' ? cursorSettings(drawn) : {}) };
 					const pageSize = topic(findings, 'Page Size Parameter');
 					expect(pageSize.found).toBe(drawn.pageSizeParameter);
 					const fixed: ICredentialDataDecryptedObject = {

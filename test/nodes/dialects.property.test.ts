@@ -3,7 +3,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { parse } from 'csv-parse/sync';
 
 import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
-import { dialect, requestSettingNamed, settingNamed, signInSettingNamed } from '../property/dialects';
+import { cursorSettingNamed, dialect, requestSettingNamed, settingNamed, signInSettingNamed } from '../property/dialects';
 import { runs } from '../property/fc';
 import { ServiceTrigger } from '../../nodes/ServiceTrigger/ServiceTrigger.node';
 import { TriggerHarness } from '../harness/triggerHarness';
@@ -11,7 +11,7 @@ import { PollHarness } from '../harness/pollHarness';
 import { ServiceChangesTrigger } from '../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
 import { receiverTls, startTriggerReceiver } from '../harness/triggerReceiver';
 import { recentKeys } from '../../nodes/ServiceTrigger/verify/recentKeys';
-import { requestSettings, serviceApi, signInSettings } from '../sandbox/credential';
+import { cursorSettings, requestSettings, serviceApi, signInSettings } from '../sandbox/credential';
 import { eventCatalogue } from '../sandbox/events';
 import { tamperedCopy } from '../sandbox/records';
 import { fileItem } from './reader/helpers';
@@ -38,9 +38,15 @@ function withoutSignIn(fields: IDataObject): IDataObject {
 	return rest;
 }
 
+/** The credential without Send Cursor As: a Service reading the cursor from a header is told by the error naming it. */
+function withoutCursor(fields: IDataObject): IDataObject {
+	const { cursorPlacement: _placement, cursorHeaderName: _header, ...rest } = fields;
+	return rest;
+}
+
 async function portfolio(sandbox: Sandbox, output: 'items' | 'file' | 'json', advanced: IDataObject) {
 	const credentials = serviceCredentials(sandbox, { pageSize: 3 });
-	credentials.serviceApi = { ...withoutSignIn(credentials.serviceApi), advancedSettings: true, ...advanced };
+	credentials.serviceApi = { ...withoutCursor(withoutSignIn(credentials.serviceApi)), advancedSettings: true, ...advanced };
 	const parameters = output === 'file' ? { returnAll: true, output: 'file' } : output === 'json' ? { returnAll: true, format: 'json' } : { returnAll: true };
 	return await runWorkflow(readerWorkflow(getMany('portfolio', parameters)), { credentials });
 }
@@ -51,10 +57,12 @@ async function exportWithNamedSettings(sandbox: Sandbox, output: 'items' | 'file
 	for (let attempt = 0; ; attempt++) {
 		const run = await portfolio(sandbox, output, named);
 		if (run.run.status === 'success') return run;
-		expect(attempt).toBeLessThan(3);
+		expect(attempt).toBeLessThan(4);
 		const error = run.error(READER);
 		const message = `${error?.message ?? ''} ${error?.description ?? ''}`;
-		Object.assign(named, settingNamed(message, sandbox.dialect.csv));
+		// A repeated page names Send Cursor As: its rows never passed on.
+		if (/Send Cursor As/.test(error?.message ?? '')) expect(run.output(READER)).toEqual([]);
+		Object.assign(named, /Send Cursor As/.test(error?.message ?? '') ? cursorSettingNamed(message, sandbox.dialect) : settingNamed(message, sandbox.dialect.csv));
 	}
 }
 
@@ -75,7 +83,7 @@ describe('the Service Reader on generated Service dialects', () => {
 					// JSON: whatever the content type (an object, JSON lines), the same rows; an empty export (200 or 204) is zero items.
 					if (rateLimited) sandbox.control.failPage({ route: 'portfolio', page: 2, mode: '429', retryAfterSeconds: 1, enforce: true });
 					// As a user of this dialect fills in Request Names (a JSON format parameter named otherwise).
-					const json = await portfolio(sandbox, 'json', { ...requestSettings(drawn), ...signInSettings(drawn) });
+					const json = await portfolio(sandbox, 'json', { ...requestSettings(drawn), ...signInSettings(drawn), ...cursorSettings(drawn) });
 					expect(json.error(READER)).toBeUndefined();
 					expect(json.output(READER).map((item) => item.json)).toEqual(await serviceJsonRows(sandbox, '/v1/reader/exports/portfolio?format=json'));
 					if (rateLimited) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import type { AnswerShapes, VerificationForms } from '../sandbox/answerShapes';
+import { RATE_LIMIT_FORMS, type AnswerShapes, type VerificationForms } from '../sandbox/answerShapes';
 import type { CsvFormat } from '../sandbox/csv';
 import { ENCODINGS, type Encoding } from '../sandbox/csvEncoding';
 import { altDialect, bearerSignIn, defaultDialect, type Dialect, type Downloads, type EventValues, type SandboxSignIn } from '../sandbox/dialect';
@@ -33,7 +33,7 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	jsonListsAs: fc.constantFrom<AnswerShapes['jsonListsAs']>('object', 'jsonLines'),
 	emptyListAs: fc.constantFrom<AnswerShapes['emptyListAs']>(200, 204),
 	errorsAs: fc.constantFrom<AnswerShapes['errorsAs']>('json', 'problem'),
-	rateLimitHeader: fc.constantFrom<AnswerShapes['rateLimitHeader']>('Retry-After', 'RateLimit-Reset', 'X-RateLimit-Reset'),
+	rateLimitHeader: fc.constantFrom<AnswerShapes['rateLimitHeader']>(...RATE_LIMIT_FORMS),
 	secretInObject: fc.boolean(),
 	importNumbering: fc.constantFrom<AnswerShapes['importNumbering']>('row', 'line'),
 	verification: fc.record({
@@ -122,6 +122,15 @@ const jsonApi: fc.Arbitrary<Partial<Record<RequestConcept, string>> | undefined>
 	{ nil: undefined, freq: 2 },
 );
 
+/** Where the Service reads the cursor sent back: the query, or only a header of its own (issue 44 item 5). */
+const cursorIn: fc.Arbitrary<Dialect['cursorIn']> = fc.constantFrom<Dialect['cursorIn']>(
+	{ in: 'query' },
+	{ in: 'query' },
+	{ in: 'header', header: 'Service-Cursor' },
+	{ in: 'header', header: 'X-Service-Cursor' },
+	{ in: 'header', header: 'X-Page-Token' },
+);
+
 export const dialect: fc.Arbitrary<Dialect> = fc
 	.record({
 		base: fc.constantFrom(defaultDialect, altDialect),
@@ -138,9 +147,11 @@ export const dialect: fc.Arbitrary<Dialect> = fc
 		signIn,
 		notSharedStatus: fc.constantFrom<Dialect['notSharedStatus']>(404, 410),
 		envelope: jsonApi,
+		cursorIn,
 	})
-	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize, jobs, signIn, notSharedStatus, envelope }) => ({
+	.map(({ base, csv, answers, request, reversedColumns, timestampUnit, signatureSeparator, values, downloads, listPageSize, jobs, signIn, notSharedStatus, envelope, cursorIn }) => ({
 		...base,
+		cursorIn,
 		csv,
 		answers,
 		// JSON:API: the types it expects are Request Names rows, as its users set them.
@@ -164,6 +175,12 @@ export function settingNamed(message: string, csv: CsvFormat): Record<string, st
 	if (/CSV Header Row/.test(message)) return { csvHeaderRepeat: csv.headerEveryPage ? 'every' : 'first' };
 	if (/Send Token As/.test(message)) return signInSettingNamed(message);
 	throw new Error(`The error names no setting: ${message}`);
+}
+
+/** Send Cursor As, as a user sets it from the error that names it and the Service's documentation (the header's name). */
+export function cursorSettingNamed(message: string, dialect: Dialect): Record<string, string> {
+	if (!/Send Cursor As/.test(message)) throw new Error(`The error names no cursor setting: ${message}`);
+	return dialect.cursorIn.in === 'header' ? { cursorPlacement: 'header', cursorHeaderName: dialect.cursorIn.header } : { cursorPlacement: 'query' };
 }
 
 /** Send Token As and its value, as a user copies them from the 401 that names them. */

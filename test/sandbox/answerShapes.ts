@@ -20,7 +20,12 @@ export interface AnswerShapes {
 	/** Error bodies as `application/json`, or as RFC 9457 `application/problem+json` ({type, title, status, detail}). */
 	errorsAs: 'json' | 'problem';
 	/** How a 429 says when to retry: `Retry-After` (seconds), `RateLimit-Reset` (seconds) or `X-RateLimit-Reset` (Unix time). */
-	rateLimitHeader: 'Retry-After' | 'RateLimit-Reset' | 'X-RateLimit-Reset';
+	/**
+	 * How a 429 says how long to wait: Retry-After in seconds or as an HTTP-date, RateLimit-Reset (with
+	 * RateLimit-Remaining: 0), X-RateLimit-Reset as a Unix time, RateLimit as draft-ietf-httpapi-ratelimit-headers
+	 * writes it (`"default";r=0;t=30`, with its RateLimit-Policy), or RateLimit-Policy's window alone.
+	 */
+	rateLimitHeader: RateLimitForm;
 	/** A created endpoint's secret as text, or in an object (`{"value": ...}`) under its secret-named key. */
 	secretInObject: boolean;
 	/** The import answer numbers rows 1..n, or by line of the uploaded file (the header is line 1). */
@@ -78,10 +83,26 @@ export const defaultAnswerShapes: AnswerShapes = {
 	compressed: false,
 };
 
-/** The 429 headers asking to wait `seconds`, as `shapes` says them. */
-export function rateLimitHeaders(shapes: AnswerShapes, seconds: number, nowMs = Date.now()): Record<string, string> {
-	if (shapes.rateLimitHeader === 'X-RateLimit-Reset') return { 'X-RateLimit-Reset': String(Math.ceil(nowMs / 1000) + seconds) };
-	return { [shapes.rateLimitHeader]: String(seconds) };
+export type RateLimitForm = 'Retry-After' | 'Retry-After-Date' | 'RateLimit-Reset' | 'X-RateLimit-Reset' | 'RateLimit' | 'RateLimit-Policy';
+export const RATE_LIMIT_FORMS: readonly RateLimitForm[] = ['Retry-After', 'Retry-After-Date', 'RateLimit-Reset', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'];
+
+/** The 429 headers asking to wait `seconds`, as `form` (by default the dialect's) says them. */
+export function rateLimitHeaders(shapes: AnswerShapes, seconds: number, nowMs = Date.now(), form: RateLimitForm = shapes.rateLimitHeader): Record<string, string> {
+	switch (form) {
+		case 'X-RateLimit-Reset':
+			return { 'X-RateLimit-Reset': String(Math.ceil(nowMs / 1000) + seconds) };
+		case 'Retry-After-Date':
+			// Whole seconds, rounded up: never earlier than the wait asked.
+			return { 'Retry-After': new Date((Math.ceil(nowMs / 1000) + seconds) * 1000).toUTCString() };
+		case 'RateLimit':
+			return { RateLimit: `"default";r=0;t=${seconds}`, 'RateLimit-Policy': '"default";q=100;w=3600' };
+		case 'RateLimit-Policy':
+			return { 'RateLimit-Policy': `"burst";q=1;w=${seconds}` };
+		case 'RateLimit-Reset':
+			return { 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(seconds) };
+		default:
+			return { 'Retry-After': String(seconds) };
+	}
 }
 
 const SECRET_KEYS = ['secret', 'secret_key', 'signing_secret', 'signingSecret'];

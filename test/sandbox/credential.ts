@@ -9,8 +9,13 @@ import type { ReaderKey, Sandbox } from './index';
  * format: its hex signing secret is read by Secret Encoding's Detect). The page size is sent only when a test sets one (`advanced.pageSize`).
  */
 export function dialectOverrides(dialect: Dialect): IDataObject {
-	if (dialect.name === 'default') return signInSettings(dialect);
-	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, ...requestSettings(dialect), ...signInSettings(dialect) };
+	if (dialect.name === 'default') return { ...signInSettings(dialect), ...cursorSettings(dialect) };
+	return { cursorParameter: dialect.cursorParameter, jsonFormat: dialect.jsonFormat, ...requestSettings(dialect), ...signInSettings(dialect), ...cursorSettings(dialect) };
+}
+
+/** Send Cursor As (Cursor Header Name) as a user of a Service reading the cursor from a header sets it (nothing for the query). */
+export function cursorSettings(dialect: Dialect): IDataObject {
+	return dialect.cursorIn.in === 'header' ? { cursorPlacement: 'header', cursorHeaderName: dialect.cursorIn.header } : {};
 }
 
 /** Send Token As (Token Header Name, Token Scheme) as a user of this dialect sets it (nothing for a bearer token). */

@@ -18,6 +18,11 @@ export interface Dialect {
 	name: DialectName;
 	/** Query parameter names the Service reads for the cursor and the page size. */
 	cursorParameter: string;
+	/**
+	 * Where it reads the cursor sent back: the query (under cursorParameter), or only a request header;
+	 * then a cursor in the query is ignored (the first page again), and each cursor it hands out is new.
+	 */
+	cursorIn: CursorIn;
 	pageSizeParameter: string;
 	/** The `format` value that asks for JSON. */
 	jsonFormat: string;
@@ -61,6 +66,8 @@ export interface Dialect {
 	envelope: 'none' | 'jsonapi';
 }
 
+export type CursorIn = { in: 'query' } | { in: 'header'; header: string };
+
 /** A file served by its route, or by a redirect (`status`) to a pre-signed URL that redirects `hops` more times inside the store. */
 export type Downloads = { via: 'direct' } | { via: 'objectStore'; status: 301 | 302 | 303 | 307 | 308; hops: number };
 
@@ -86,6 +93,7 @@ export const defaultEventValues: EventValues = { alertId: 'text', severity: 'tex
 export const defaultDialect: Dialect = {
 	name: 'default',
 	cursorParameter: 'cursor',
+	cursorIn: { in: 'query' },
 	pageSizeParameter: 'page_size',
 	jsonFormat: 'json',
 	newSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
@@ -116,6 +124,7 @@ const isFields = (value: unknown): value is Fields => value !== null && typeof v
 export const altDialect: Dialect = {
 	name: 'alt',
 	cursorParameter: 'after',
+	cursorIn: { in: 'query' },
 	pageSizeParameter: 'limit',
 	jsonFormat: 'application/json',
 	// 32 key bytes as 64 hex characters, no prefix: also valid base64, so only the credential can say which.
@@ -236,9 +245,22 @@ export function dialectFromEnvironment(): DialectName | undefined {
 export const UNKNOWN_PARAMETER = '__unknown';
 
 /** The query as the default-dialect routes read it: this dialect's parameter names mapped back. */
-export function canonicalQuery(dialect: Dialect, url: URL): URL {
+export function canonicalQuery(dialect: Dialect, url: URL, headers: Record<string, string | string[] | undefined> = {}): URL {
 	const canonical = new URL(url.toString());
 	canonical.searchParams.delete(UNKNOWN_PARAMETER);
+	const cursorIn = dialect.cursorIn;
+	if (cursorIn.in === 'header') {
+		// The cursor from its header only: one in the query is ignored, as a Service ignores what it does not read.
+		canonical.searchParams.delete(dialect.cursorParameter);
+		canonical.searchParams.delete('cursor');
+		const sent = headers[cursorIn.header.toLowerCase()];
+		const value = Array.isArray(sent) ? sent[0] : sent;
+		url = new URL(canonical.toString());
+		if (value !== undefined) {
+			url.searchParams.set(dialect.cursorParameter, value);
+			canonical.searchParams.set('cursor', value);
+		}
+	}
 	if (dialect.cursorParameter !== 'cursor' || dialect.pageSizeParameter !== 'page_size') {
 		// A parameter this dialect does not read is ignored, as a Service ignores unknown parameters.
 		canonical.searchParams.delete('cursor');

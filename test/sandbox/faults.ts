@@ -1,3 +1,4 @@
+import type { RateLimitForm } from './answerShapes';
 import type { Listing } from './paging';
 import type { TokenForm } from './tokenForms';
 
@@ -10,6 +11,8 @@ export interface PageFault {
 	mode: FaultMode;
 	/** Retry-After seconds for mode 429 (default 1). */
 	retryAfterSeconds?: number;
+	/** Mode 429: the header form saying the wait (answerShapes.ts; default: the dialect's). */
+	rateLimitForm?: RateLimitForm;
 	/** For mode slow: the page is answered normally, as the Service has it after this many ms. */
 	delayMs?: number;
 	/** How many requests for that page fail before it succeeds (default 1). */
@@ -30,23 +33,28 @@ export class FaultRegistry {
 	}
 
 	private readonly limitedUntil = new Map<string, number>();
+	private readonly formOf = new Map<string, RateLimitForm>();
 
 	/** The fault to apply to this request, counting it as used. */
 	take(route: Listing, page: number): PageFault | undefined {
 		const key = `${route}:${page}`;
 		const until = this.limitedUntil.get(key);
 		if (until !== undefined && Date.now() < until) {
-			return { route, page, mode: '429', retryAfterSeconds: Math.ceil((until - Date.now()) / 1000) };
+			return { route, page, mode: '429', retryAfterSeconds: Math.ceil((until - Date.now()) / 1000), rateLimitForm: this.formOf.get(key) };
 		}
 		const fault = this.faults.find((f) => f.route === route && f.page === page && f.remaining > 0);
 		if (fault) fault.remaining--;
-		if (fault?.mode === '429' && fault.enforce) this.limitedUntil.set(key, Date.now() + (fault.retryAfterSeconds ?? 1) * 1000);
+		if (fault?.mode === '429' && fault.enforce) {
+			this.limitedUntil.set(key, Date.now() + (fault.retryAfterSeconds ?? 1) * 1000);
+			if (fault.rateLimitForm) this.formOf.set(key, fault.rateLimitForm);
+		}
 		return fault;
 	}
 
 	clear(): void {
 		this.faults = [];
 		this.limitedUntil.clear();
+		this.formOf.clear();
 	}
 }
 

@@ -12,9 +12,9 @@ export interface PagePosition {
 /** Thrown for a bad paging parameter; the route answers 400 with the message. */
 export class PagingError extends Error {}
 
-/** Opaque cursor: base64url of the listing, page number and row offset. */
-export function encodeCursor(listing: Listing, position: PagePosition): string {
-	return Buffer.from(JSON.stringify({ l: listing, p: position.page, o: position.offset })).toString('base64url');
+/** Opaque cursor: base64url of the listing, page number and row offset; with `nonce`, new each time it is handed out. */
+export function encodeCursor(listing: Listing, position: PagePosition, nonce?: string): string {
+	return Buffer.from(JSON.stringify({ l: listing, p: position.page, o: position.offset, ...(nonce === undefined ? {} : { n: nonce }) })).toString('base64url');
 }
 
 export function decodeCursor(listing: Listing, cursor: string | undefined): PagePosition {

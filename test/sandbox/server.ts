@@ -99,7 +99,7 @@ export async function handleRequest(
 	req: IncomingMessage, res: ServerResponse, sandbox: SandboxContext, control: SandboxControl, controlToken: string,
 ): Promise<void> {
 	const asSent = new URL(req.url ?? '/', 'https://127.0.0.1');
-	const url = asSent.pathname.startsWith('/__control/') ? asSent : canonicalQuery(sandbox.dialect, asSent);
+	const url = asSent.pathname.startsWith('/__control/') ? asSent : canonicalQuery(sandbox.dialect, asSent, req.headers);
 	wordAnswers(res, sandbox.dialect, req.method ?? 'GET', asSent.pathname);
 	try {
 		const body = await readBody(req);

@@ -87,7 +87,11 @@ export class SandboxClient {
 		let cursor: string | undefined;
 		do {
 			const separator = path.includes('?') ? '&' : '?';
-			const reply = await this.request(cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path, options);
+			// As the dialect reads the cursor: in the query, or in its header.
+			const cursorIn = this.sandbox.dialect?.cursorIn;
+			const reply = cursor && cursorIn?.in === 'header'
+				? await this.request(path, { ...options, headers: { ...options.headers, [cursorIn.header]: cursor } })
+				: await this.request(cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path, options);
 			// 204: a page with nothing in it, as a dialect may answer an empty export.
 			if (reply.status !== 200 && reply.status !== 204) throw new Error(`Page ${pages.length + 1} of ${path} answered ${reply.status}: ${reply.text}`);
 			pages.push(reply);

@@ -10,6 +10,8 @@ export interface FakeOptions {
 	pageSize?: number;
 	pageSizeName?: string;
 	cursorName?: string;
+	/** A header the cursor is read from instead of the query (a cursor in the query then ignored). */
+	cursorHeader?: string;
 	/** Names refused with 400 when sent (a Service refusing unknown parameters by name). */
 	refuses?: string[];
 	jsonName?: string;
@@ -52,7 +54,8 @@ export function fakeService(options: FakeOptions = {}): Probe & { asked: ProbeRe
 			const all = Array.from({ length: o.rows }, (_, i) => ({ id: `KE-${100 + i}`, days: (i * 17) % 90 }));
 			const rows = expiries && window !== undefined ? all.filter((row) => row.days <= Number(window)) : all;
 			const size = Number(query.get(o.pageSizeName) ?? o.pageSize);
-			const offset = Number(query.get(o.cursorName) ?? '0');
+			const fromHeader = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === o.cursorHeader?.toLowerCase())?.[1];
+			const offset = Number((o.cursorHeader === undefined ? query.get(o.cursorName) : fromHeader) ?? '0');
 			const page = rows.slice(offset, offset + size);
 			const headers: Record<string, string> = offset + size < rows.length ? { 'X-Service-Next-Cursor': String(offset + size) } : {};
 			if (wantsJson) return jsonAnswer(200, { data: page }, headers);

@@ -125,6 +125,7 @@ describe('credential settings', () => {
 				baseUrl: 'https://svc.example.com',
 				cursorParameter: 'cursor',
 				idempotencyHeader: 'Idempotency-Key',
+				cursorHeader: undefined,
 				pageSize: undefined,
 				signingKeyEncoding: 'auto',
 				signatureEncoding: 'auto',

@@ -5,7 +5,7 @@ import { CsvFilePage } from './csvFilePage';
 import { pageFailed } from '../../shared/pageErrors';
 import { pageFetcher } from '../../shared/transport/pageFetch';
 import type { Page, PageRequest } from '../../shared/paging';
-import { cursorPages } from '../../shared/paging';
+import { cursorPages, LineDigests, ReadRows, RepeatedPageError } from '../../shared/paging';
 import type { ExportRun } from './parameters';
 import type { WindowColumn } from '../../shared/expiryWindow';
 import { outsideWindow, outsideWindowWords, windowColumn } from '../../shared/expiryWindow';
@@ -81,6 +81,8 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 	async function* csvChunks(firstPage: Page<Readable>): AsyncGenerator<Buffer> {
 		// What the first page's header row shows (cells, delimiter, line end) reads every later page.
 		let first: Pick<CsvFilePage, 'headerCells' | 'delimiter' | 'lineEnd' | 'encoding'> | undefined;
+		const readRows = new ReadRows();
+		const csvHeader: { header?: Buffer } = {};
 		try {
 			for (let page: Page<Readable> | undefined = firstPage; page !== undefined; ) {
 				working = page.request;
@@ -96,13 +98,19 @@ export async function exportFile(this: IExecuteFunctions, run: ExportRun): Promi
 					maxRows: limit === undefined ? undefined : limit - rows,
 					onRow,
 				});
+				// Each line's digest, to stop at a page that repeats rows read before (a cursor not read: Send Cursor As).
+				const lines = new LineDigests(page.request.page, csvHeader);
 				// Bytes as they came: a record kept comes out as it came (UTF-16 read as WTF-8 and written back, csvFilePage.ts).
 				for await (const chunk of page.content) {
+					lines.push(chunk as Buffer);
 					for (const bytes of filter.push(chunk as Buffer)) yield counted(bytes);
 					// Leaving the loop closes the response: the rest of the page is not needed.
 					if (filter.done) break;
 				}
-				if (!filter.done) for (const bytes of filter.end()) yield counted(bytes);
+				if (!filter.done) {
+					if (readRows.repeats(page.request.page, lines.end())) throw new RepeatedPageError(page.request.page, paging.cursorParameter, paging.cursorHeader);
+					for (const bytes of filter.end()) yield counted(bytes);
+				}
 				first ??= filter;
 				rows += filter.rows;
 				pages++;

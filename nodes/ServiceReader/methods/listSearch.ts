@@ -3,8 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getServiceSettings } from '../../shared/transport/serviceRequest';
 import { PORTFOLIO } from '../actions/portfolio/getAll.operation';
-import { exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
-import { pageQuery } from '../../shared/paging';
+import { csvLineDigests, exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
+import { cursorSentWords, pageQuery, pageSum } from '../../shared/paging';
 import { sealText, unsealText } from '../../shared/seal';
 import { companyChoices, decodePickerToken, encodePickerToken } from './portfolioCompanies';
 import { csvPageRead } from '../../shared/csvText';
@@ -37,6 +37,15 @@ export async function searchCompanies(
 	const page = from?.page ?? 1;
 	const answer = await fetchPage({ page, cursor: from?.cursor, qs: pageQuery(paging, from?.cursor) });
 
+	// The first page again (a cursor the Service did not read, Send Cursor As): said, never offered twice.
+	const csv = { header: from?.headerLine === undefined ? undefined : Buffer.from(from.headerLine, 'base64url') };
+	const rows = Buffer.isBuffer(answer.content) ? csvLineDigests(answer.content, page, csv) : Buffer.alloc(0);
+	const sum = rows.length > 0 ? pageSum(rows) : undefined;
+	if (from?.first !== undefined && sum === from.first) {
+		throw new NodeOperationError(this.getNode(), `Page ${page} of the ${PORTFOLIO.label} repeated the companies of page 1, so the Service did not read the cursor: check Send Cursor As`, {
+			description: cursorSentWords(settings.cursorParameter, settings.cursorHeader),
+		});
+	}
 	let read: ReturnType<typeof companyChoices>;
 	try {
 		// Decoded by its charset; a sep= line gives (or must agree with) the delimiter (csvText.ts).
@@ -56,7 +65,15 @@ export async function searchCompanies(
 		results: read.choices,
 		paginationToken: more
 			? sealText(
-					encodePickerToken({ cursor: next, page: page + 1, header: read.header, delimiter: read.delimiter, ...(read.ke === undefined ? {} : { ke: read.ke }) }),
+					encodePickerToken({
+						cursor: next,
+						page: page + 1,
+						header: read.header,
+						delimiter: read.delimiter,
+						...(read.ke === undefined ? {} : { ke: read.ke }),
+						...((from?.first ?? (page === 1 ? sum : undefined)) === undefined ? {} : { first: from?.first ?? sum }),
+						...(csv.header === undefined ? {} : { headerLine: csv.header.toString('base64url') }),
+					}),
 					accessToken,
 					settings.baseUrl,
 					PICKER_INFO,

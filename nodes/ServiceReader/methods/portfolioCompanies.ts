@@ -16,6 +16,9 @@ export interface PickerToken {
 	delimiter: CsvDelimiter;
 	/** The KE column the first page was read with (keColumn.ts), so a later page reads the same one. */
 	ke?: string;
+	/** The first page's rows as one order-free digest (paging.ts pageSum), and its header line's digest: a later page repeating them stops the list. */
+	first?: string;
+	headerLine?: string;
 }
 
 export interface CompanyChoice {
@@ -37,7 +40,7 @@ export function decodePickerToken(text: string): PickerToken | undefined {
 	} catch {
 		return undefined;
 	}
-	const { cursor, page, header, delimiter, ke } = token ?? {};
+	const { cursor, page, header, delimiter, ke, first, headerLine } = token ?? {};
 	const valid =
 		typeof cursor === 'string' &&
 		cursor !== '' &&
@@ -47,7 +50,9 @@ export function decodePickerToken(text: string): PickerToken | undefined {
 		header.every((cell) => typeof cell === 'string') &&
 		typeof delimiter === 'string' &&
 		DELIMITERS.includes(delimiter) &&
-		(ke === undefined || (typeof ke === 'string' && header.includes(ke)));
+		(ke === undefined || (typeof ke === 'string' && header.includes(ke))) &&
+		(first === undefined || typeof first === 'string') &&
+		(headerLine === undefined || typeof headerLine === 'string');
 	return valid ? (token as PickerToken) : undefined;
 }
 

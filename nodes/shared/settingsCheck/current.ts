@@ -10,6 +10,8 @@ import type { CheckedCredential, Finding, FindingSetting, Verdict } from './type
 export interface Current {
 	baseUrl: string;
 	cursorParameter: string;
+	/** Send Cursor As Header: the header's name (Cursor Header Name); undefined: the query. */
+	cursorHeader?: string;
 	pageSizeParameter: string;
 	jsonFormat: string;
 	csvDelimiter: string;
@@ -29,6 +31,7 @@ export function readCurrent(credential: CheckedCredential): Current {
 	return {
 		baseUrl: credential.baseUrl.trim(),
 		cursorParameter: text(advanced.cursorParameter, 'cursor'),
+		cursorHeader: advanced.cursorPlacement === 'header' ? text(advanced.cursorHeaderName, 'X-Service-Cursor') : undefined,
 		pageSizeParameter: text(advanced.pageSizeParameter, ''),
 		jsonFormat: text(advanced.jsonFormat, 'json'),
 		csvDelimiter: text(advanced.csvDelimiter, 'auto'),

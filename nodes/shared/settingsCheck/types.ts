@@ -14,6 +14,8 @@ export interface ProbeRequest {
 	query?: ReadonlyArray<readonly [string, string]>;
 	/** Credential fields changed for this request only (Send Token As, Token Header Name, Token Scheme, Base URL). */
 	fields?: FieldOverrides;
+	/** Request headers beside the credential's (a cursor sent back in a header). */
+	headers?: Readonly<Record<string, string>>;
 	/** The longest this request may take: the time the check has left, at most PROBE_LIMITS.requestMs (set by the engine). */
 	timeoutMs?: number;
 }

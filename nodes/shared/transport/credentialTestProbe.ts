@@ -13,11 +13,11 @@ import { probeOver, type ProbeSend } from './probe';
 const serviceApi = new ServiceApi();
 
 /** The legacy request options of one probe: full response, any status, no redirect, the body as a stream (bytes where a client ignores `useStream`). */
-function legacyOptions(uri: string, timeoutMs: number) {
+function legacyOptions(uri: string, timeoutMs: number, headers: Readonly<Record<string, string>>) {
 	return {
 		uri,
 		method: 'GET' as const,
-		headers: { Accept: '*/*' },
+		headers: { Accept: '*/*', ...headers },
 		resolveWithFullResponse: true,
 		simple: false,
 		followRedirect: false,
@@ -32,8 +32,8 @@ function legacyOptions(uri: string, timeoutMs: number) {
 export function credentialTestProbe(context: ICredentialTestFunctions, credentials: ICredentialDataDecryptedObject, now: () => number = Date.now): Probe {
 	return probeOver(
 		credentials,
-		async (data, url, timeoutMs) => {
-			const plain = legacyOptions(url, timeoutMs);
+		async (data, url, timeoutMs, headers) => {
+			const plain = legacyOptions(url, timeoutMs, headers);
 			// Throws before anything is sent for an http:// Base URL, another origin or an unusable Send Token As.
 			const options = { ...plain, ...(await serviceApi.authenticate(data, plain as unknown as IHttpRequestOptions)), method: 'GET' };
 			// The one client n8n gives a credential test; the scan's rule matches `this.helpers.request` and would refuse it (n8n #25190, docs/token-and-limits.md).

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { listFromBody } from '../answerShape';
 import { pageFailed } from '../pageErrors';
 import type { PageAnswer, PageRequest, PagingOptions } from '../paging';
-import { cursorPages, PageCapError } from '../paging';
+import { cursorPages, Digests, LineDigests, PageCapError, rowDigest } from '../paging';
 import { headerValue } from './answer';
 import type { ServiceCall, ServiceContext } from './serviceRequest';
 import { serviceRequest } from './serviceRequest';
@@ -13,7 +13,7 @@ const NEXT_CURSOR_HEADER = 'x-service-next-cursor';
 
 /** How the credential pages an export (Cursor Parameter, Page Size, Max Pages), with `query` sent on every page. */
 export function exportPaging(settings: ServiceSettings, query: Record<string, string>): PagingOptions {
-	return { cursorParameter: settings.cursorParameter, pageSize: settings.pageSize, query, maxPages: settings.maxPages };
+	return { cursorParameter: settings.cursorParameter, cursorHeader: settings.cursorHeader, pageSize: settings.pageSize, query, maxPages: settings.maxPages };
 }
 
 /** The route of a list export, e.g. `portfolio`. */
@@ -37,11 +37,48 @@ export function pageFetcher<T>(
 ): (request: PageRequest) => Promise<PageAnswer<T>> {
 	const { settings, itemIndex } = run;
 	const path = exportPath(listing);
+	// The first page's header row, left out of the rows of later pages that repeat it.
+	const csv: { header?: Buffer } = {};
 	return async (request) => {
 		onRequest(request);
-		const answer = await serviceRequest.call(this, { method: 'GET', path, qs: request.qs, response, names: 'export' }, { itemIndex, settings });
-		return { content: answer.body as T, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER), contentType: headerValue(answer.headers, 'content-type') };
+		const headers = cursorHeaders(settings, request.cursor);
+		const answer = await serviceRequest.call(this, { method: 'GET', path, qs: request.qs, headers, response, names: 'export' }, { itemIndex, settings });
+		// Rows as digests, to stop at a page that repeats them (paging.ts); a stream is read by its consumer only.
+		const rows = response === 'buffer' && Buffer.isBuffer(answer.body) ? csvLineDigests(answer.body, request.page, csv) : response === 'json' ? jsonRowDigests(answer.body) : undefined;
+		return { content: answer.body as T, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER), rows, contentType: headerValue(answer.headers, 'content-type') };
 	};
+}
+
+/** The header carrying the cursor back, under Send Cursor As Header; none for the first page or the query. */
+export function cursorHeaders(settings: ServiceSettings, cursor: string | undefined): Record<string, string> | undefined {
+	if (settings.cursorHeader === undefined || cursor === undefined) return undefined;
+	for (let i = 0; i < cursor.length; i++) {
+		const code = cursor.charCodeAt(i);
+		if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff) {
+			throw new Error(`The Service's next-page cursor holds characters a header cannot carry, so it cannot be sent in the header "${settings.cursorHeader}": set Send Cursor As to Query Parameter under Advanced Settings in the Service API credential`);
+		}
+	}
+	return { [settings.cursorHeader]: cursor };
+}
+
+/** The digest of each line of a CSV page read whole (paging.ts LineDigests). */
+export function csvLineDigests(bytes: Buffer, page: number, csv: { header?: Buffer }): Buffer {
+	const lines = new LineDigests(page, csv);
+	lines.push(bytes);
+	return lines.end();
+}
+
+/** The digest of each entry of a JSON list page (the key name helps find the list), or undefined when the answer is not a list. */
+export function jsonRowDigests(body: unknown, keyName?: string): Buffer | undefined {
+	let list: unknown[];
+	try {
+		list = listFromBody(body, keyName);
+	} catch {
+		return undefined;
+	}
+	const digests = new Digests();
+	for (const entry of list) digests.add(rowDigest(JSON.stringify(entry) ?? 'undefined'));
+	return digests.packed();
 }
 
 /** A JSON list route read whole (the event catalogue), and how its failures are named. */
@@ -90,12 +127,13 @@ export async function listPages(this: ServiceContext, route: ListRoute, run: Lis
 	const fetchPage = async (request: PageRequest): Promise<PageAnswer<unknown>> => {
 		current = request;
 		const allowStatuses = request.page === 1 ? notOffered : [];
-		const answer = await serviceRequest.call(this, { method: 'GET', path: route.path, qs: request.qs }, { itemIndex, settings, maxAttempts, allowStatuses });
+		const headers = cursorHeaders(settings, request.cursor);
+		const answer = await serviceRequest.call(this, { method: 'GET', path: route.path, qs: request.qs, headers }, { itemIndex, settings, maxAttempts, allowStatuses });
 		if (answer.statusCode >= 300) {
 			offered = false;
 			return { content: undefined, nextCursor: undefined };
 		}
-		return { content: answer.body, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER) };
+		return { content: answer.body, nextCursor: headerValue(answer.headers, NEXT_CURSOR_HEADER), rows: jsonRowDigests(answer.body, route.keyName) };
 	};
 	const paging = exportPaging(settings, {});
 	const ownCap = route.maxPages < (paging.maxPages ?? Infinity);
@@ -116,7 +154,7 @@ export async function listPages(this: ServiceContext, route: ListRoute, run: Lis
 function routeCapped(this: ServiceContext, route: ListRoute, itemIndex: number | undefined): NodeOperationError {
 	return new NodeOperationError(this.getNode(), `The ${route.label} did not end after ${route.maxPages} pages, the most read of it`, {
 		itemIndex,
-		description: `The Service still sent a next-page cursor on page ${route.maxPages}, so nothing was passed on: a ${route.label} is not this long, and its cursors are not followed for ever. A Service that ignores the cursor's name hands out new cursors for the same page: check Cursor Parameter under Advanced Settings in the Service API credential.`,
+		description: `The Service still sent a next-page cursor on page ${route.maxPages}, so nothing was passed on: a ${route.label} is not this long, and its cursors are not followed for ever. A Service that ignores the cursor where it is sent hands out new cursors for the same page: check Cursor Parameter under Advanced Settings in the Service API credential, and Send Cursor As beside it.`,
 	});
 }
 

@@ -74,7 +74,7 @@ export function probeFailure(error: unknown, path: string, timeoutMs: number): E
 }
 
 /** What a transport does for one probe: send the GET for `data` (the credential with the request's fields) to `url`, bounded by `timeoutMs`. */
-export type ProbeSend = (data: ICredentialDataDecryptedObject, url: string, timeoutMs: number) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: unknown }>;
+export type ProbeSend = (data: ICredentialDataDecryptedObject, url: string, timeoutMs: number, headers: Readonly<Record<string, string>>) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: unknown }>;
 
 /** A Probe over one transport: the request's fields, the clock, failures in words without the request, the answer bounded. */
 export function probeOver(credentials: ICredentialDataDecryptedObject, send: ProbeSend, now: () => number = Date.now): Probe {
@@ -88,7 +88,7 @@ export function probeOver(credentials: ICredentialDataDecryptedObject, send: Pro
 		const url = probeUrl(String(data.baseUrl ?? ''), request);
 		let full: Awaited<ReturnType<ProbeSend>>;
 		try {
-			full = await send(data, url, timeoutMs);
+			full = await send(data, url, timeoutMs, request.headers ?? {});
 		} catch (error) {
 			const failure = probeFailure(error, request.path, timeoutMs);
 			failure.message = tokenRedactors(token).redact(failure.message);
@@ -102,10 +102,13 @@ export function probeOver(credentials: ICredentialDataDecryptedObject, send: Pro
 export function nodeProbe(context: IExecuteFunctions, credentials: ICredentialDataDecryptedObject, now: () => number = Date.now): Probe {
 	return probeOver(
 		credentials,
-		async (data, url, timeoutMs) =>
-			(await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL, streamedRequest('GET', url, '*/*', timeoutMs), {
+		async (data, url, timeoutMs, headers) => {
+			const options = streamedRequest('GET', url, '*/*', timeoutMs);
+			Object.assign(options.headers!, headers);
+			return (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL, options, {
 				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL, data },
-			})) as Awaited<ReturnType<ProbeSend>>,
+			})) as Awaited<ReturnType<ProbeSend>>;
+		},
 		now,
 	);
 }

@@ -10,7 +10,7 @@ import type { SentRequest } from './requestNames';
 import { conceptLabel, errorBodyWords, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, unechoedConcepts } from './requestNames';
 import { followDownload, isFollowedRedirect } from './redirects';
 import { streamedRequest } from './requestOptions';
-import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
+import { ABSURD_WAIT_MS, askedWait, isRetryableStatus, retryDelayMs, waitWords } from './retry';
 import type { ServiceSettings } from './settings';
 import { idempotencyKey, surelyNotSent, unknownOutcome, withJobNote } from './writeOutcome';
 import { readServiceSettings } from './settings';
@@ -156,8 +156,8 @@ export async function serviceRequest<T = unknown>(
 		// second invitation, import or endpoint. A 429 was refused before any work, so it is safe to repeat.
 		const retryable = idempotent ? isRetryableStatus(statusCode) : statusCode === 429;
 		if (retryable && !isLastAttempt) {
-			// Retry-After, else RateLimit-Reset / X-RateLimit-Reset (seconds, or a Unix time from 10^9 on).
-			const asked = askedWait((name) => headerValue(answer.headers, name), Date.now());
+			// Retry-After, else RateLimit-Reset / X-RateLimit-Reset / RateLimit / RateLimit-Policy (retry.ts).
+			const asked = askedWait((name) => headerValue(answer.headers, name), Date.now(), statusCode);
 			const askedMs = asked?.ms;
 			const delay = askedMs === undefined ? retryDelayMs(attempt, undefined, Date.now()) : Math.min(askedMs, 60_000);
 			// What the Service asked for counts, not the capped delay: retrying sooner than asked is pointless.
@@ -169,10 +169,11 @@ export async function serviceRequest<T = unknown>(
 			}
 			if (askedMs !== undefined) {
 				discardBody(answer.body);
+				// Said in words however large (a 400-digit Retry-After is "more than a year", never Infinity).
 				throw fail(
-					`The Service asked to wait ${seconds(askedMs)} before trying again (${statusCode}, ${asked!.header})`,
+					`The Service asked to wait ${waitWords(askedMs)} (${statusCode}, ${asked!.header}), beyond the ${seconds(RETRY_WAIT_BUDGET_MS)} the node waits; try later`,
 					`That is more than the ${seconds(RETRY_WAIT_BUDGET_MS - waitedMs)} left of the ${seconds(RETRY_WAIT_BUDGET_MS)} this node waits in all for one request, so it was not sent again. Run the node again after that time.`,
-					{ retryAfterSeconds: Math.ceil(askedMs / 1000) },
+					{ retryAfterSeconds: askedMs > ABSURD_WAIT_MS ? null : Math.ceil(askedMs / 1000) },
 					statusCode,
 				);
 			}
@@ -262,7 +263,7 @@ async function send(
 	const accept = call.response === 'json' || !call.response ? (call.contentType === JSON_API_TYPE ? `${JSON_API_TYPE}, application/json` : 'application/json') : '*/*';
 	// The query in the URL, not `qs`: the HTTP client's merges drop a parameter named `__proto__`.
 	const request = streamedRequest(call.method, `${url}${queryString(call.qs)}`, accept, settings.requestTimeoutMs);
-	Object.assign(request.headers!, call.headers);
+	if (call.headers) Object.assign(request.headers!, call.headers);
 	if (call.body !== undefined) {
 		const isRaw = typeof call.body === 'string' || Buffer.isBuffer(call.body);
 		request.body = isRaw ? call.body : JSON.stringify(call.body);

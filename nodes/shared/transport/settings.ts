@@ -15,6 +15,8 @@ export interface ServiceSettings extends TokenRedactors {
 	/** Base URL without a trailing slash. */
 	baseUrl: string;
 	cursorParameter: string;
+	/** Send Cursor As Header: the header carrying the cursor back (Cursor Header Name); undefined: the query, under cursorParameter. */
+	cursorHeader?: string;
 	/** Sent only when both name and size are set. */
 	pageSize?: { parameter: string; size: number };
 	/** `auto`: Detect (every reading of the secret; the one a delivery verifies under is learned). */
@@ -91,6 +93,10 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 	if (advanced.importUpload === 'multipart' && formFieldProblem) {
 		return { problem: `Import Form Field ${formFieldProblem}: enter the form field's name exactly as the Service spells it (Advanced Settings in the Service API credential).` };
 	}
+	const cursorHeader = advanced.cursorPlacement === 'header' ? text(advanced.cursorHeaderName) || 'X-Service-Cursor' : undefined;
+	if (cursorHeader !== undefined && !isHeaderName(cursorHeader)) {
+		return { problem: `Cursor Header Name "${cursorHeader}" is not a header name (letters, digits and ! # $ % & ' * + - . ^ _ \` | ~ only): enter the header exactly as the Service names it (Advanced Settings in the Service API credential).` };
+	}
 	const signIn = readSignIn(advanced);
 	if ('problem' in signIn) return { problem: signIn.problem };
 	const idempotencyHeader = advanced.idempotencyHeader === undefined ? IDEMPOTENCY_HEADER : text(advanced.idempotencyHeader) || undefined;
@@ -100,6 +106,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 	const settings: ServiceSettings = {
 		baseUrl: withoutTrailingSlashes(rawBaseUrl),
 		cursorParameter: text(advanced.cursorParameter) || 'cursor',
+		cursorHeader,
 		pageSize:
 			pageSizeParameter && Number.isInteger(size) && size > 0
 				? { parameter: pageSizeParameter, size }
@@ -130,4 +137,11 @@ export function withoutTrailingSlashes(url: string): string {
 	let end = url.length;
 	while (end > 0 && url[end - 1] === '/') end--;
 	return url.slice(0, end);
+}
+
+/** An HTTP header name (RFC 9110 token), checked character by character. */
+export function isHeaderName(name: string): boolean {
+	if (name === '' || name.length > 256) return false;
+	for (const char of name) if (!/[A-Za-z0-9!#$%&'*+\-.^_`|~]/.test(char)) return false;
+	return true;
 }

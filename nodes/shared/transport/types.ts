@@ -27,7 +27,7 @@ export interface ServiceCall {
 	response?: AnswerKind;
 	/** A file (a GET of bytes or a stream): a redirect is followed without credentials (redirects.ts); any other call refuses one. */
 	download?: boolean;
-	/** Headers of the call's own (a write's idempotency key). */
+	/** Request headers beside the credential's: the cursor under Send Cursor As Header, a write's idempotency key. */
 	headers?: Record<string, string>;
 }
 

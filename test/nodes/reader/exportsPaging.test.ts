@@ -102,9 +102,9 @@ describe('cursor parameter from the credential', () => {
 		}
 	});
 
-	it('sends the cursor under the configured name, and stops when the Service ignores it', async () => {
+	it('sends the cursor under the configured name, and stops at the repeated page when the Service ignores it', async () => {
 		// The sandbox reads only its own name: told to use `next_token`, the node sends `next_token`, gets
-		// page 1 again with the same next cursor, and stops instead of looping for ever.
+		// page 1 again, and stops there, naming Send Cursor As, instead of looping or passing rows twice.
 		const result = await runPortfolio({ returnAll: true }, { pageSize: 3, cursorParameter: 'next_token' });
 
 		const requests = sandbox.control.requests({ path: PORTFOLIO });
@@ -116,11 +116,9 @@ describe('cursor parameter from the credential', () => {
 
 		expect(result.output(READER)).toEqual([]);
 		const error = result.error(READER);
-		expect(error?.message).toBe(
-			'The Service sent back a cursor it had already given, on page 2 of the portfolio export',
-		);
+		expect(error?.message).toBe('Page 2 of the portfolio export repeated rows already read, so the Service did not read the cursor: check Send Cursor As');
 		expect(error?.description).toBe(
-			`Page 3 would be fetched with cursor "${cursor}" again, so paging would never end. The 6 rows of the 2 earlier pages were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. The Service probably ignores the query parameter "next_token": check Cursor Parameter under Advanced Settings in the Service API credential.`,
+			`Page 2 of the portfolio export (fetched with cursor "${cursor}") failed. The 3 rows of the 1 earlier page were not passed on, so an incomplete portfolio export never reaches the next node; run the node again to fetch it whole. It held only rows an earlier page gave, though fetched with a new cursor: the Service answered the first page again. The cursor was sent in the query parameter "next_token". If the Service reads it from a header (such as Service-Cursor), set Send Cursor As to Header with that Cursor Header Name; otherwise check Cursor Parameter under Advanced Settings in the Service API credential.`,
 		);
 	});
 });

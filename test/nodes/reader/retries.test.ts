@@ -85,6 +85,34 @@ describe('retries', () => {
 		expect(result.output(READER).map((item) => item.json)).toEqual([{ event_type: 'ledger_high' }]);
 	});
 
+	test('a 503 carrying RateLimit headers with quota left (sent on every answer) keeps its short backoff: they ask for no wait', async () => {
+		const informational = { RateLimit: '"default";r=42;t=3600', 'RateLimit-Policy': '"default";q=100;w=3600' };
+		script = [
+			{ status: 503, headers: informational, body: '{}' },
+			{ status: 200, headers: informational, body: '{"data":[{"event_type":"ledger_high"}]}' },
+		];
+		const started = Date.now();
+
+		const result = await run({ resource: 'webhook', operation: 'getCatalogue' });
+
+		expect(result.output(READER).map((item) => item.json)).toEqual([{ event_type: 'ledger_high' }]);
+		expect(received).toHaveLength(2);
+		expect(Date.now() - started).toBeLessThan(5_000);
+	});
+
+	test('a 429 whose RateLimit says the quota is spent waits its t= seconds, then succeeds', async () => {
+		script = [
+			{ status: 429, headers: { RateLimit: '"burst";r=0;t=1, "daily";r=900;t=80000', 'RateLimit-Policy': '"burst";q=10;w=1, "daily";q=1000;w=86400' }, body: '{}' },
+			{ status: 200, body: '{"data":[{"event_type":"ledger_high"}]}' },
+		];
+		const started = Date.now();
+
+		const result = await run({ resource: 'webhook', operation: 'getCatalogue' });
+
+		expect(result.output(READER).map((item) => item.json)).toEqual([{ event_type: 'ledger_high' }]);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+	});
+
 	test('a GET that keeps failing stops after four attempts with the status in words', async () => {
 		script = Array.from({ length: 4 }, () => ({ status: 502, body: '{"error":{"message":"bad gateway"}}' }));
 

@@ -152,7 +152,8 @@ describe('Service Trigger: Add Company Details', () => {
 				expect(runs).toHaveLength(0);
 				const errors = setup.receiver.errors.slice(errorsBefore);
 				expect(errors).toHaveLength(1);
-				expect(errors[0].message).toContain('Add Company Details could not read page 2 of the portfolio export: Page 2 of the list answered with the cursor "***" that was already used');
+				// Page 2 is page 1 again: told by its rows, before its cursor, and named as the setting to check.
+				expect(errors[0].message).toContain('Add Company Details could not read page 2 of the portfolio export: Page 2 of the list held only rows already read on an earlier page, so the Service did not read the cursor: check Send Cursor As');
 				expectNoToken(JSON.stringify({ errors: allFields(errors), logs: setup.logs.slice(logsBefore) }), setup.sandbox.tokens.reader);
 				control.clearFaults();
 			}

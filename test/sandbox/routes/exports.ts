@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 
@@ -88,7 +89,7 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 	if (fault?.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 	if (fault?.mode === '429') {
 		const seconds = fault.retryAfterSeconds ?? 1;
-		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, rateLimitHeaders(sandbox.dialect.answers, seconds));
+		throw new HttpError(429, 'rate_limited', `Too many requests: retry after ${seconds} seconds.`, rateLimitHeaders(sandbox.dialect.answers, seconds, Date.now(), fault.rateLimitForm));
 	}
 
 	const spec = listingSpecs[listing];
@@ -102,7 +103,9 @@ async function pagedExport(listing: Listing, ctx: RouteContext): Promise<void> {
 		'Content-Type': format === 'csv' ? csvContentType(sandbox.dialect.csv.encoding ?? 'utf-8') : jsonLines ? 'application/x-ndjson' : 'application/json; charset=utf-8',
 	};
 	if (format === 'csv') headers['Content-Disposition'] = `attachment; filename="${listing}-page-${position.page}.csv"`;
-	if (end < rows.length) headers['X-Service-Next-Cursor'] = encodeCursor(listing, { page: position.page + 1, offset: end });
+	// A Service reading the cursor from a header hands out a new one each time (a first page answered again has a fresh cursor).
+	const nonce = sandbox.dialect.cursorIn.in === 'header' ? randomBytes(6).toString('hex') : undefined;
+	if (end < rows.length) headers['X-Service-Next-Cursor'] = encodeCursor(listing, { page: position.page + 1, offset: end }, nonce);
 	sandbox.state.logAccess({ reader: reader.key, export: listing, path: url.pathname, format, page: position.page });
 
 	if (end <= position.offset && emptyListAs === 204) {
