@@ -1,6 +1,6 @@
 import { eventTypeChoices } from '../../nodes/ServiceTrigger/delivery/events';
 import { deliveryVerdict } from '../../nodes/ServiceTrigger/verify/verdict';
-import { matchImportAnswer } from '../../nodes/ServiceReader/helpers/invitationImport';
+import { matchImportAnswer } from '../../nodes/ServiceReader/actions/invitation/import/invitationImport';
 import { listFromBody } from '../../nodes/shared/answerShape';
 import { readErrorBody } from '../../nodes/shared/transport/errors';
 import { readCreatedEndpoint } from '../../nodes/shared/webhookEndpoint';

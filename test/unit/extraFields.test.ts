@@ -1,4 +1,4 @@
-import { parseExtraFields } from '../../nodes/ServiceReader/helpers/extraFields';
+import { parseExtraFields } from '../../nodes/ServiceReader/actions/policyRun/extraFields';
 
 describe('parseExtraFields', () => {
 	it.each([

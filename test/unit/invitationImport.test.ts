@@ -5,7 +5,7 @@ import {
 	mappedCell,
 	matchImportAnswer,
 	readImportFile,
-} from '../../nodes/ServiceReader/helpers/invitationImport';
+} from '../../nodes/ServiceReader/actions/invitation/import/invitationImport';
 
 const HEADER = 'company_name,registration_number,work_email,reader_reference';
 

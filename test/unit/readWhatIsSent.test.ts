@@ -5,7 +5,7 @@ import { describeServiceError } from '../../nodes/shared/transport/errors';
 import { askedWait, parseRateLimitResetMs } from '../../nodes/shared/transport/retry';
 import { readServiceSettings } from '../../nodes/shared/transport/settings';
 import { readCreatedEndpoint } from '../../nodes/shared/webhookEndpoint';
-import { matchImportAnswer } from '../../nodes/ServiceReader/helpers/invitationImport';
+import { matchImportAnswer } from '../../nodes/ServiceReader/actions/invitation/import/invitationImport';
 
 /** What a Service written from the spec alone may send, read as it was meant (issue 32, item 3). */
 

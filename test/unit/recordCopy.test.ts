@@ -1,6 +1,6 @@
 import { constants, createHash, generateKeyPairSync, sign } from 'node:crypto';
 
-import { checkRecordCopy, decodeBytes, publicKeyOf } from '../../nodes/ServiceReader/helpers/recordCopy';
+import { checkRecordCopy, decodeBytes, publicKeyOf } from '../../nodes/ServiceReader/actions/record/copy/recordCopy';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const spkiDer = publicKey.export({ format: 'der', type: 'spki' });

@@ -1,7 +1,7 @@
 import { readServiceSettings } from '../../nodes/shared/transport/settings';
 import { describeServiceError } from '../../nodes/shared/transport/errors';
 import { parseChallenges, readSignIn, signInHeader, wantedSignIn } from '../../nodes/shared/transport/signIn';
-import { notSharedMeaning } from '../../nodes/shared/shareStatus';
+import { notSharedMeaning } from '../../nodes/ServiceReader/helpers/shareStatus';
 import { ServiceApi } from '../../credentials/ServiceApi.credentials';
 
 const TOKEN = 'svc_reader_0123456789abcdef';

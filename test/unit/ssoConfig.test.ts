@@ -1,4 +1,4 @@
-import { checkSsoConfiguration, emailDomainProblem } from '../../nodes/ServiceReader/helpers/ssoConfig';
+import { checkSsoConfiguration, emailDomainProblem } from '../../nodes/ServiceReader/actions/sso/ssoConfig';
 
 describe('checkSsoConfiguration', () => {
 	it('normalises a good configuration: provider in capitals, domains trimmed and in lower case', () => {

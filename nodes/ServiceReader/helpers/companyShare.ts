@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { discardBody } from '../../shared/transport/body';
 import { describeServiceError, readErrorBody } from '../../shared/transport/errors';
-import { NOT_SHARED_STATUSES, notSharedMeaning } from '../../shared/shareStatus';
+import { NOT_SHARED_STATUSES, notSharedMeaning } from './shareStatus';
 import type { ServiceAnswer, ServiceCall } from '../../shared/transport/serviceRequest';
 import { serviceRequest } from '../../shared/transport/serviceRequest';
 

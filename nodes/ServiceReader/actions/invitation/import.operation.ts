@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ImportAnswerRow, ImportRow } from '../../helpers/invitationImport';
+import type { ImportAnswerRow, ImportRow } from './import/invitationImport';
 import {
 	buildImportCsv,
 	IMPORT_COLUMNS,
@@ -9,7 +9,7 @@ import {
 	mappedCell,
 	matchImportAnswer,
 	readImportFile,
-} from '../../helpers/invitationImport';
+} from './import/invitationImport';
 import { withAdded } from '../../../shared/addedFields';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { binaryFieldName, inputFileBytes, inputProblem } from '../../helpers/itemInput';

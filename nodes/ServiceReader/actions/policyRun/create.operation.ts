@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { withAdded } from '../../../shared/addedFields';
 import { companyRequest } from '../../helpers/companyShare';
-import { parseExtraFields } from '../../helpers/extraFields';
+import { parseExtraFields } from './extraFields';
 import { keField, keParameter, whenNotSharedOption } from '../../helpers/fields';
 import { inputProblem } from '../../helpers/itemInput';
-import { waitForStatement } from '../../helpers/statementWait';
+import { waitForStatement } from './statementWait';
 
 const show = { resource: ['policyRun'], operation: ['create'] };
 

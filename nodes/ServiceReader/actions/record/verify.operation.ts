@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { withAdded } from '../../../shared/addedFields';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { binaryFieldName, inputFileBytes, pathParameter } from '../../helpers/itemInput';
-import { checkRecordCopy, UnreadableVerification } from '../../helpers/recordCopy';
+import { checkRecordCopy, UnreadableVerification } from './copy/recordCopy';
 
 const show = { resource: ['record'], operation: ['verify'] };
 

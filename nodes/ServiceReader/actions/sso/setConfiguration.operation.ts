@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { inputProblem } from '../../helpers/itemInput';
-import { checkSsoConfiguration } from '../../helpers/ssoConfig';
+import { checkSsoConfiguration } from './ssoConfig';
 
 const show = { resource: ['sso'], operation: ['setConfiguration'] };
 

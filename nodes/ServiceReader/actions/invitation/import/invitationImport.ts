@@ -6,8 +6,8 @@
  */
 import { parse } from 'csv-parse/sync';
 
-import { findId, findList, findText, isRecord, sampleOf } from '../../shared/answerShape';
-import { CsvPages } from '../../shared/csv';
+import { findId, findList, findText, isRecord, sampleOf } from '../../../../shared/answerShape';
+import { CsvPages } from '../../../../shared/csv';
 
 export const IMPORT_COLUMNS = ['company_name', 'registration_number', 'work_email', 'reader_reference'] as const;
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];

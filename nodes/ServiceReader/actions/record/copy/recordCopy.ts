@@ -7,12 +7,12 @@
  */
 import { createHash, type KeyObject } from 'node:crypto';
 
-import { DIGEST_LABELS, digestAlgorithmNamed, digestAlgorithmOfFieldName, digestOf, publishedDigest, type Declared } from './recordCopy/digests';
-import { UnreadableVerification } from './recordCopy/encodings';
-import { jwkAlgorithm, publicKeyOf, publishedSignature, signatureSuite, signatureVerifies, suiteLabel } from './recordCopy/signatures';
+import { DIGEST_LABELS, digestAlgorithmNamed, digestAlgorithmOfFieldName, digestOf, publishedDigest, type Declared } from './digests';
+import { UnreadableVerification } from './encodings';
+import { jwkAlgorithm, publicKeyOf, publishedSignature, signatureSuite, signatureVerifies, suiteLabel } from './signatures';
 
-export { decodeBytes, UnreadableVerification } from './recordCopy/encodings';
-export { publicKeyOf } from './recordCopy/signatures';
+export { decodeBytes, UnreadableVerification } from './encodings';
+export { publicKeyOf } from './signatures';
 
 export type VerificationAnswer = Record<string, unknown>;
 

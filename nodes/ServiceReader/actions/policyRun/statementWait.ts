@@ -5,11 +5,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { findId, findRecordWith, isRecord, sampleOf, type Fields } from '../../shared/answerShape';
-import { pageRows } from '../../shared/exportRows';
-import { cursorPages } from '../../shared/paging';
-import { exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
-import { getServiceSettings } from '../../shared/transport/serviceRequest';
+import { findId, findRecordWith, isRecord, sampleOf, type Fields } from '../../../shared/answerShape';
+import { pageRows } from '../../../shared/exportRows';
+import { cursorPages } from '../../../shared/paging';
+import { exportPaging, pageFetcher } from '../../../shared/transport/pageFetch';
+import { getServiceSettings } from '../../../shared/transport/serviceRequest';
 
 /** What the node says it did: `statement_wait` of its output. */
 export type StatementWait = 'found' | 'did_not_wait' | 'gave_up';
