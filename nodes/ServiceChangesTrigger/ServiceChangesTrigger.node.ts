@@ -5,6 +5,7 @@ import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut } from '../shared/transport/tokenKeptOut';
 import { DEFAULT_MAX_POLL_SECONDS, DEFAULT_MAX_ROWS, DEFAULT_MAX_STATE_MIB } from './limits';
 import { pollChanges } from './poll';
+import { authenticationField, serviceCredentials } from '../shared/authentication';
 
 export class ServiceChangesTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,8 +21,9 @@ export class ServiceChangesTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
+		credentials: serviceCredentials,
 		properties: [
+			authenticationField,
 			{
 				displayName: 'Export',
 				name: 'export',

@@ -6,6 +6,7 @@ import { router } from './actions/router';
 import { listSearch } from './methods';
 import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
+import { authenticationField, serviceCredentials } from '../shared/authentication';
 
 export class ServiceReader implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,8 +25,9 @@ export class ServiceReader implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
+		credentials: serviceCredentials,
 		properties: [
+			authenticationField,
 			{
 				displayName: 'Resource',
 				name: 'resource',

@@ -18,6 +18,7 @@ import { renewalError, renewalIn } from './lifecycle/renewal';
 import { testRefusalIn } from './delivery/testRefusal';
 import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
+import { authenticationField, serviceCredentials } from '../shared/authentication';
 
 export class ServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -32,7 +33,7 @@ export class ServiceTrigger implements INodeType {
 		defaults: { name: 'Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
+		credentials: serviceCredentials,
 		webhooks: [
 			{
 				name: 'default',
@@ -42,6 +43,7 @@ export class ServiceTrigger implements INodeType {
 			},
 		],
 		properties: [
+			authenticationField,
 			{
 				displayName: 'Event Names or IDs',
 				name: 'events',

@@ -8,12 +8,12 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PROBE_LIMITS, type FieldOverrides, type Probe, type ProbeAnswer, type ProbeRequest } from '../settingsCheck/types';
+import { sendAuthenticated } from './authenticatedRequest';
 import { readPrefix } from './body';
 import { isTimeout } from './errors';
 import { streamedRequest } from './requestOptions';
 import { withoutTrailingSlashes } from './settings';
 
-const CREDENTIAL = 'serviceApi';
 /** The credential's own fields; every other one lives behind the Advanced Settings switch. */
 const MAIN_FIELDS = new Set(['baseUrl', 'accessToken']);
 
@@ -92,9 +92,7 @@ export function nodeProbe(context: IExecuteFunctions, credentials: ICredentialDa
 	return probeOver(
 		credentials,
 		async (data, url, timeoutMs) =>
-			(await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL, streamedRequest('GET', url, '*/*', timeoutMs), {
-				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL, data },
-			})) as Awaited<ReturnType<ProbeSend>>,
+			(await sendAuthenticated(context, streamedRequest('GET', url, '*/*', timeoutMs), data)) as Awaited<ReturnType<ProbeSend>>,
 		now,
 	);
 }

@@ -12,6 +12,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
+import { sendAuthenticated } from './authenticatedRequest';
 import { discardBody } from './body';
 import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './envelopes';
 import { describeServiceError, isTimeout, readErrorBody } from './errors';
@@ -22,6 +23,7 @@ import { followDownload, isFollowedRedirect } from './redirects';
 import { streamedRequest } from './requestOptions';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
 import type { ServiceSettings } from './settings';
+import { credentialName } from './credentialKind';
 import { readServiceSettings } from './settings';
 
 // IWebhookFunctions: the trigger renews its endpoint from a delivery (ServiceTrigger/lifecycle/renewal.ts).
@@ -67,14 +69,13 @@ export interface ServiceCallOptions {
 	settings?: ServiceSettings;
 }
 
-const CREDENTIAL = 'serviceApi';
 const DEFAULT_ATTEMPTS = 4;
 /** All the waiting between attempts of one request, Retry-After included: 60 s. */
 export const RETRY_WAIT_BUDGET_MS = 60_000;
 
 /** Reads the credential's settings, failing with a clear NodeOperationError when unusable. */
 export async function getServiceSettings(this: ServiceContext, itemIndex = 0): Promise<ServiceSettings> {
-	const result = readServiceSettings(await this.getCredentials(CREDENTIAL));
+	const result = readServiceSettings(await this.getCredentials(credentialName(this)));
 	if (result.problem !== undefined) {
 		throw new NodeOperationError(this.getNode(), result.problem, { itemIndex });
 	}
@@ -322,11 +323,7 @@ async function send(
 		request.body = isRaw ? call.body : JSON.stringify(call.body);
 		request.headers!['Content-Type'] = call.contentType ?? 'application/json';
 	}
-	const full = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, request)) as {
-		statusCode: number;
-		headers: Record<string, string | string[] | undefined>;
-		body: unknown;
-	};
+	const full = await sendAuthenticated(this, request);
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
 }
 

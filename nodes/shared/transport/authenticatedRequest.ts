@@ -1,0 +1,62 @@
+/**
+ * One request sent through n8n's `httpRequestWithAuthentication` with the node's credential (credentialKind.ts).
+ * With OAuth2, n8n fetches a token when none is stored and fetches a new one only when a request *throws* a 401:
+ * so a 401 is excepted from the statuses handed back (n8n 2.x), and on an n8n that hands it back anyway the
+ * request is sent once more letting it throw. A 401 means the request was refused, so nothing accepted is repeated.
+ */
+import type { ICredentialDataDecryptedObject, IHttpRequestOptions, INode } from 'n8n-workflow';
+
+import { credentialName, OAUTH2_CREDENTIAL } from './credentialKind';
+
+export interface FullAnswer {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	body: unknown;
+}
+
+interface AuthenticatingContext {
+	getNode(): INode;
+	helpers: {
+		httpRequestWithAuthentication(
+			this: unknown,
+			credentialsType: string,
+			requestOptions: IHttpRequestOptions,
+			additionalCredentialOptions?: { credentialsDecrypted?: { id: string; name: string; type: string; data: ICredentialDataDecryptedObject } },
+		): Promise<unknown>;
+	};
+}
+
+/** `data`: the credential to apply instead of the stored one (Check Settings' probes; the Access Token credential only: n8n reads an OAuth2 one itself). */
+export async function sendAuthenticated(context: AuthenticatingContext, request: IHttpRequestOptions, data?: ICredentialDataDecryptedObject): Promise<FullAnswer> {
+	const name = credentialName(context);
+	const send = async (options: IHttpRequestOptions) =>
+		(await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			name,
+			options,
+			data !== undefined && name !== OAUTH2_CREDENTIAL ? { credentialsDecrypted: { id: '', name: '', type: name, data } } : undefined,
+		)) as FullAnswer;
+	if (name !== OAUTH2_CREDENTIAL) return await send(request);
+	try {
+		const first = await send({ ...request, ignoreHttpStatusErrors: { except: [401] } } as unknown as IHttpRequestOptions);
+		if (first.statusCode !== 401) return first;
+		discard(first.body);
+		return await send({ ...request, ignoreHttpStatusErrors: false });
+	} catch (error) {
+		const answer = answerOf(error);
+		if (answer === undefined) throw error;
+		return answer;
+	}
+}
+
+/** The answer a status error carries (the 401 after a new token, or any status the second sending refused). */
+function answerOf(error: unknown): FullAnswer | undefined {
+	const response = (error as { response?: { status?: unknown; headers?: unknown; data?: unknown } } | null)?.response;
+	if (response === undefined || response === null || typeof response.status !== 'number') return undefined;
+	return { statusCode: response.status, headers: (response.headers ?? {}) as FullAnswer['headers'], body: response.data };
+}
+
+function discard(body: unknown): void {
+	const stream = body as { destroy?: () => void; resume?: () => void } | null;
+	if (stream !== null && typeof stream === 'object' && typeof stream.destroy === 'function') stream.destroy();
+}
