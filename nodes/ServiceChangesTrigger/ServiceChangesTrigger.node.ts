@@ -5,7 +5,7 @@ import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut } from '../shared/transport/tokenKeptOut';
 import { DEFAULT_MAX_POLL_SECONDS, DEFAULT_MAX_ROWS, DEFAULT_MAX_STATE_MIB } from './limits';
 import { pollChanges } from './poll';
-import { authenticationField, serviceCredentials } from '../shared/authentication';
+import { authenticationField } from '../shared/authentication';
 
 export class ServiceChangesTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -21,7 +21,11 @@ export class ServiceChangesTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: serviceCredentials,
+		// Literal, for n8n's lint; the Authentication values are nodes/shared/authentication.ts's.
+		credentials: [
+			{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['accessToken'] } } },
+			{ name: 'serviceOAuth2Api', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['oAuth2'] } } },
+		],
 		properties: [
 			authenticationField,
 			{

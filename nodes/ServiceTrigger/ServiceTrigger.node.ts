@@ -18,7 +18,7 @@ import { renewalError, renewalIn } from './lifecycle/renewal';
 import { testRefusalIn } from './delivery/testRefusal';
 import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
-import { authenticationField, serviceCredentials } from '../shared/authentication';
+import { authenticationField } from '../shared/authentication';
 
 export class ServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,7 +33,11 @@ export class ServiceTrigger implements INodeType {
 		defaults: { name: 'Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: serviceCredentials,
+		// Literal, for n8n's lint; the Authentication values are nodes/shared/authentication.ts's.
+		credentials: [
+			{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['accessToken'] } } },
+			{ name: 'serviceOAuth2Api', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['oAuth2'] } } },
+		],
 		webhooks: [
 			{
 				name: 'default',

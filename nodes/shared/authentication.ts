@@ -1,13 +1,7 @@
-/** The nodes' Authentication parameter and the credentials it shows, as n8n's own nodes offer them. */
-import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
+/** The nodes' Authentication parameter, as n8n's own nodes offer it (each node lists the credentials it shows). */
+import type { INodeProperties } from 'n8n-workflow';
 
-import { CREDENTIAL_TEST } from './credentialTest';
-import { ACCESS_TOKEN_CREDENTIAL, OAUTH2_AUTHENTICATION, OAUTH2_CREDENTIAL } from './transport/credentialKind';
-
-export const serviceCredentials: INodeCredentialDescription[] = [
-	{ name: ACCESS_TOKEN_CREDENTIAL, required: true, testedBy: CREDENTIAL_TEST, displayOptions: { show: { authentication: ['accessToken'] } } },
-	{ name: OAUTH2_CREDENTIAL, required: true, testedBy: CREDENTIAL_TEST, displayOptions: { show: { authentication: [OAUTH2_AUTHENTICATION] } } },
-];
+import { OAUTH2_AUTHENTICATION } from './transport/credentialKind';
 
 export const authenticationField: INodeProperties = {
 	displayName: 'Authentication',

@@ -10,7 +10,7 @@ import { ServiceApi } from '../../credentials/ServiceApi.credentials';
 import { tokenRedactors } from './redaction';
 import { checkSettings, settingsMessage, type CheckedCredential } from './settingsCheck';
 import { credentialTestProbe } from './transport/credentialTestProbe';
-import { OAUTH2_CREDENTIAL, secretRedactors } from './transport/credentialKind';
+import { CLIENT_GRANT_TYPE, secretRedactors } from './transport/credentialKind';
 import { readServiceSettings } from './transport/settings';
 
 export const CREDENTIAL_TEST = 'serviceApiSettings';
@@ -35,7 +35,7 @@ export async function refusedCredential(data: ICredentialDataDecryptedObject): P
 
 export async function serviceApiSettings(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	if (credential.type === OAUTH2_CREDENTIAL) return oauth2CredentialTest(data);
+	if (credential.type === CLIENT_GRANT_TYPE) return oauth2CredentialTest(data);
 	const { redact } = tokenRedactors(typeof data.accessToken === 'string' ? data.accessToken : '');
 	const refused = await refusedCredential(data);
 	if (refused !== undefined) return { status: 'Error', message: redact(refused) };

@@ -101,3 +101,20 @@ describe('a request with the OAuth2 credential', () => {
 		await expect(sendAuthenticated(context, { url: 'https://service.example.com/v1' })).rejects.toThrow('Failed to acquire OAuth2 access token');
 	});
 });
+
+describe('a 401 after n8n renewed the token', () => {
+	it('is the answer: not sent a third time', async () => {
+		let calls = 0;
+		const context = {
+			getNode: () => ({ parameters: { authentication: 'oAuth2' } }) as never,
+			helpers: {
+				httpRequestWithAuthentication: async () => {
+					calls++;
+					throw Object.assign(new Error('Request failed with status code 401'), { response: { status: 401, headers: {}, data: 'expired' } });
+				},
+			},
+		};
+		expect((await sendAuthenticated(context, { url: 'https://service.example.com/v1' })).statusCode).toBe(401);
+		expect(calls).toBe(1);
+	});
+});

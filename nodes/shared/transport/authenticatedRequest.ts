@@ -6,7 +6,7 @@
  */
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions, INode } from 'n8n-workflow';
 
-import { credentialName, OAUTH2_CREDENTIAL } from './credentialKind';
+import { credentialName, CLIENT_GRANT_TYPE } from './credentialKind';
 
 export interface FullAnswer {
 	statusCode: number;
@@ -34,19 +34,21 @@ export async function sendAuthenticated(context: AuthenticatingContext, request:
 			context,
 			name,
 			options,
-			data !== undefined && name !== OAUTH2_CREDENTIAL ? { credentialsDecrypted: { id: '', name: '', type: name, data } } : undefined,
+			data !== undefined && name !== CLIENT_GRANT_TYPE ? { credentialsDecrypted: { id: '', name: '', type: name, data } } : undefined,
 		)) as FullAnswer;
-	if (name !== OAUTH2_CREDENTIAL) return await send(request);
-	try {
-		const first = await send({ ...request, ignoreHttpStatusErrors: { except: [401] } } as unknown as IHttpRequestOptions);
-		if (first.statusCode !== 401) return first;
-		discard(first.body);
-		return await send({ ...request, ignoreHttpStatusErrors: false });
-	} catch (error) {
-		const answer = answerOf(error);
-		if (answer === undefined) throw error;
-		return answer;
-	}
+	if (name !== CLIENT_GRANT_TYPE) return await send(request);
+	// A failure without an answer (the token endpoint refusing, a dropped connection) goes on as n8n threw it.
+	let thrown = false;
+	const answered = async (options: IHttpRequestOptions) =>
+		await send(options).catch(async (error: unknown) => {
+			thrown = true;
+			return answerOf(error) ?? (await Promise.reject(error));
+		});
+	const first = await answered({ ...request, ignoreHttpStatusErrors: { except: [401] } } as unknown as IHttpRequestOptions);
+	// A 401 thrown was n8n's to renew the token for, and it did: the Service refuses the new one too.
+	if (first.statusCode !== 401 || thrown) return first;
+	discard(first.body);
+	return await answered({ ...request, ignoreHttpStatusErrors: false });
 }
 
 /** The answer a status error carries (the 401 after a new token, or any status the second sending refused). */

@@ -6,15 +6,15 @@
 import { tokenRedactors, type TokenRedactors } from '../redaction';
 
 export const ACCESS_TOKEN_CREDENTIAL = 'serviceApi';
-export const OAUTH2_CREDENTIAL = 'serviceOAuth2Api';
-export type ServiceCredentialName = typeof ACCESS_TOKEN_CREDENTIAL | typeof OAUTH2_CREDENTIAL;
+export const CLIENT_GRANT_TYPE = 'serviceOAuth2Api';
+export type ServiceCredentialName = typeof ACCESS_TOKEN_CREDENTIAL | typeof CLIENT_GRANT_TYPE;
 
 /** The node's `authentication` value choosing the OAuth2 credential; anything else (or none: workflows from before it) is the Access Token one. */
 export const OAUTH2_AUTHENTICATION = 'oAuth2';
 
 /** The credential the node's Authentication names. */
 export function credentialName(context: { getNode(): { parameters?: Record<string, unknown> } }): ServiceCredentialName {
-	return context.getNode().parameters?.authentication === OAUTH2_AUTHENTICATION ? OAUTH2_CREDENTIAL : ACCESS_TOKEN_CREDENTIAL;
+	return context.getNode().parameters?.authentication === OAUTH2_AUTHENTICATION ? CLIENT_GRANT_TYPE : ACCESS_TOKEN_CREDENTIAL;
 }
 
 export interface CredentialSecrets {
