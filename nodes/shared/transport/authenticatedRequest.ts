@@ -42,7 +42,7 @@ export async function sendAuthenticated(context: AuthenticatingContext, request:
 	const answered = async (options: IHttpRequestOptions) =>
 		await send(options).catch(async (error: unknown) => {
 			thrown = true;
-			return answerOf(error) ?? (await Promise.reject(error));
+			return answerOf(error) ?? (await Promise.reject(isTokenFailure(error) ? new TokenFetchError(error) : error));
 		});
 	const first = await answered({ ...request, ignoreHttpStatusErrors: { except: [401] } } as unknown as IHttpRequestOptions);
 	// A 401 thrown was n8n's to renew the token for, and it did: the Service refuses the new one too.
@@ -61,4 +61,20 @@ function answerOf(error: unknown): FullAnswer | undefined {
 function discard(body: unknown): void {
 	const stream = body as { destroy?: () => void; resume?: () => void } | null;
 	if (stream !== null && typeof stream === 'object' && typeof stream.destroy === 'function') stream.destroy();
+}
+
+/** n8n could not get a token from the Access Token URL: nothing reached the Service, and asking again would not help. */
+export class TokenFetchError extends Error {
+	readonly description =
+		'Nothing was sent to the Service. Check Access Token URL, Client ID, Client Secret, Scope and Authentication in the Service OAuth2 API credential.';
+
+	constructor(cause: unknown) {
+		super(`Could not get an OAuth2 access token (${cause instanceof Error ? cause.message : String(cause)})`);
+	}
+}
+
+// n8n's own words for a first token, or the token endpoint's refusal (client-oauth2's AuthError, code EAUTH).
+function isTokenFailure(error: unknown): boolean {
+	const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+	return code === 'EAUTH' || (typeof message === 'string' && message.startsWith('Failed to acquire OAuth2 access token'));
 }

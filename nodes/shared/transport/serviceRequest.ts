@@ -12,7 +12,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { AnswerKind } from './answer';
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
-import { sendAuthenticated } from './authenticatedRequest';
+import { sendAuthenticated, TokenFetchError } from './authenticatedRequest';
 import { discardBody } from './body';
 import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './envelopes';
 import { describeServiceError, isTimeout, readErrorBody } from './errors';
@@ -125,6 +125,7 @@ export async function serviceRequest<T = unknown>(
 		try {
 			answer = await send.call(this, settings, spoken.call);
 		} catch (error) {
+			if (error instanceof TokenFetchError) throw fail(error.message, error.description);
 			// A Service that does not answer in time is not asked again: that would multiply the wait.
 			if (isTimeout(error)) {
 				throw fail(

@@ -54,7 +54,8 @@ describe('Authentication: OAuth2', () => {
 	it('a wrong client secret fails the item without showing the secret', async () => {
 		const { result } = await runPortfolio(oauth2Credential('wrong-client-secret-123456'));
 		const failure = result.error(READER);
-		expect(failure?.message).toMatch(/OAuth2 access token|401/);
+		expect(failure?.message).toMatch(/^Could not get an OAuth2 access token/);
+		expect(failure?.description).toMatch(/Client Secret/);
 		const error = JSON.stringify(failure);
 		expect(error).not.toContain('wrong-client-secret-123456');
 		expect(sandbox.control.requests({ path: PORTFOLIO })).toHaveLength(0);
