@@ -1,7 +1,7 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { issuedTokenCount, OAUTH2_TOKEN_PATH, setTokenUses } from '../../sandbox/routes/oauth';
-import { serviceApi } from '../../sandbox/credential';
+import { issuedTokenCount, setTokenUses } from '../../sandbox/routes/oauth';
+import { oauth2Credential as oauth2Credentials } from './credential';
 import { useSandbox } from '../../sandbox/useSandbox';
 import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import { asItems, getMany, portfolioCsvRows } from '../reader/exportHelpers';
@@ -12,17 +12,8 @@ afterEach(() => setTokenUses(Number.POSITIVE_INFINITY));
 
 const PORTFOLIO = '/v1/reader/exports/portfolio';
 
-function oauth2Credential(clientSecret = `client_${sandbox.tokens.reader}`): ICredentialDataDecryptedObject {
-	const { accessToken: _pasted, ...rest } = serviceApi(sandbox, { advanced: { pageSizeParameter: sandbox.dialect.pageSizeParameter, pageSize: 3 } });
-	return {
-		...rest,
-		grantType: 'clientCredentials',
-		accessTokenUrl: `${sandbox.baseUrl}${OAUTH2_TOKEN_PATH}`,
-		clientId: 'reader',
-		clientSecret,
-		authentication: 'body',
-		scope: '',
-	};
+function oauth2Credential(clientSecret?: string): ICredentialDataDecryptedObject {
+	return oauth2Credentials(sandbox, clientSecret, { pageSizeParameter: sandbox.dialect.pageSizeParameter, pageSize: 3 });
 }
 
 async function runPortfolio(credential: ICredentialDataDecryptedObject) {
