@@ -5,6 +5,7 @@ import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut } from '../shared/transport/tokenKeptOut';
 import { DEFAULT_MAX_POLL_SECONDS, DEFAULT_MAX_ROWS, DEFAULT_MAX_STATE_MIB } from './limits';
 import { pollChanges } from './poll';
+import { authenticationField } from '../shared/authentication';
 
 export class ServiceChangesTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,8 +21,13 @@ export class ServiceChangesTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
+		// Literal, for n8n's lint; the Authentication values are nodes/shared/authentication.ts's.
+		credentials: [
+			{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['accessToken'] } } },
+			{ name: 'serviceOAuth2Api', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['oAuth2'] } } },
+		],
 		properties: [
+			authenticationField,
 			{
 				displayName: 'Export',
 				name: 'export',

@@ -6,6 +6,7 @@ import { router } from './actions/router';
 import { listSearch } from './methods';
 import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
+import { authenticationField } from '../shared/authentication';
 
 export class ServiceReader implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,8 +25,13 @@ export class ServiceReader implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
+		// Literal, for n8n's lint; the Authentication values are nodes/shared/authentication.ts's.
+		credentials: [
+			{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['accessToken'] } } },
+			{ name: 'serviceOAuth2Api', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['oAuth2'] } } },
+		],
 		properties: [
+			authenticationField,
 			{
 				displayName: 'Resource',
 				name: 'resource',

@@ -19,6 +19,7 @@ import { refusalRunError, refusalRunIn } from './delivery/refusalRun';
 import { testRefusalIn } from './delivery/testRefusal';
 import { credentialTest } from '../shared/credentialTest';
 import { keepingTokenOut, methodsKeepingTokenOut } from '../shared/transport/tokenKeptOut';
+import { authenticationField } from '../shared/authentication';
 
 export class ServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,7 +34,11 @@ export class ServiceTrigger implements INodeType {
 		defaults: { name: 'Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings' }],
+		// Literal, for n8n's lint; the Authentication values are nodes/shared/authentication.ts's.
+		credentials: [
+			{ name: 'serviceApi', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['accessToken'] } } },
+			{ name: 'serviceOAuth2Api', required: true, testedBy: 'serviceApiSettings', displayOptions: { show: { authentication: ['oAuth2'] } } },
+		],
 		webhooks: [
 			{
 				name: 'default',
@@ -43,6 +48,7 @@ export class ServiceTrigger implements INodeType {
 			},
 		],
 		properties: [
+			authenticationField,
 			{
 				displayName: 'Event Names or IDs',
 				name: 'events',

@@ -30,8 +30,8 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		super();
 	}
 
-	getParentTypes(): string[] {
-		return [];
+	getParentTypes(type: string): string[] {
+		return [...(this.credentialTypes[type]?.extends ?? [])];
 	}
 
 	getCredentialsProperties(type: string) {
@@ -95,12 +95,17 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 			null,
 			null,
 		);
-		return (withDefaults ?? {}) as ICredentialDataDecryptedObject;
+		// An OAuth2 credential also holds its parent type's fields (Client ID, Client Secret) and the token n8n stored.
+		const inherited = this.credentialType(type).extends?.length ? structuredClone(stored) : {};
+		return { ...inherited, ...(withDefaults ?? {}) } as ICredentialDataDecryptedObject;
 	}
 
 	async updateCredentials(): Promise<void> {}
 
-	async updateCredentialsOauthTokenData(): Promise<void> {}
+	/** n8n-core's OAuth2 path stores each token it fetched here: the next read returns it. */
+	async updateCredentialsOauthTokenData(_nodeCredentials: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject): Promise<void> {
+		this.credentialsByType[type] = { ...this.credentialsByType[type], oauthTokenData: structuredClone(data.oauthTokenData) } as ICredentialDataDecryptedObject;
+	}
 
 	isCredentialUsableByNode(): boolean {
 		return true;

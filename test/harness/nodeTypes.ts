@@ -10,6 +10,7 @@ import type {
 import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 
 import { ServiceApi } from '../../credentials/ServiceApi.credentials';
+import { ServiceOAuth2Api } from '../../credentials/ServiceOAuth2Api.credentials';
 import { ServiceReader } from '../../nodes/ServiceReader/ServiceReader.node';
 
 export const PACKAGE = 'n8n-nodes-service-reader';
@@ -48,6 +49,7 @@ export function registerNodeType(type: string, nodeType: INodeType | IVersionedN
 
 export const credentialTypes: Record<string, ICredentialType> = {
 	serviceApi: new ServiceApi(),
+	serviceOAuth2Api: new ServiceOAuth2Api(),
 };
 
 export const nodeTypes: INodeTypes = {

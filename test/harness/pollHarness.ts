@@ -65,7 +65,8 @@ export class PollHarness {
 			typeVersion: Math.max(...[options.nodeType.description.version].flat()),
 			position: [0, 0],
 			parameters: {},
-			credentials: { serviceApi: { id: 'cred-1', name: 'Service API' } },
+			// The credential the node's Authentication names.
+			credentials: options.parameters?.authentication === 'oAuth2' ? { serviceOAuth2Api: { id: 'cred-oauth2', name: 'Service OAuth2 API' } } : { serviceApi: { id: 'cred-1', name: 'Service API' } },
 		};
 		node.parameters =
 			NodeHelpers.getNodeParameters(options.nodeType.description.properties, options.parameters ?? {}, true, false, node, options.nodeType.description) ?? {};

@@ -74,7 +74,8 @@ export class TriggerHarness {
 			typeVersion: Math.max(...[options.nodeType.description.version].flat()),
 			position: [0, 0],
 			parameters: {},
-			credentials: { serviceApi: { id: 'cred-1', name: 'Service API' } },
+			// The credential the node's Authentication names.
+			credentials: options.parameters?.authentication === 'oAuth2' ? { serviceOAuth2Api: { id: 'cred-oauth2', name: 'Service OAuth2 API' } } : { serviceApi: { id: 'cred-1', name: 'Service API' } },
 			webhookId: WEBHOOK_ID,
 		};
 		node.parameters =

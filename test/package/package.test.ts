@@ -21,7 +21,7 @@ describe('published package', () => {
 		expect(pkg.n8n).toEqual({
 			n8nNodesApiVersion: 1,
 			strict: true,
-			credentials: ['dist/credentials/ServiceApi.credentials.js'],
+			credentials: ['dist/credentials/ServiceApi.credentials.js', 'dist/credentials/ServiceOAuth2Api.credentials.js'],
 			nodes: [
 				'dist/nodes/ServiceReader/ServiceReader.node.js',
 				'dist/nodes/ServiceTrigger/ServiceTrigger.node.js',
@@ -65,7 +65,7 @@ describe('published package', () => {
 
 		expect(loader.packageName).toBe('n8n-nodes-service-reader');
 		expect(Object.keys(loader.nodeTypes).sort()).toEqual(['serviceChangesTrigger', 'serviceReader', 'serviceTrigger']);
-		expect(Object.keys(loader.credentialTypes)).toEqual(['serviceApi']);
+		expect(Object.keys(loader.credentialTypes)).toEqual(['serviceApi', 'serviceOAuth2Api']);
 
 		const reader = loader.getNode('serviceReader').type as { description: { usableAsTool?: boolean; codex?: { categories?: string[] } } };
 		const trigger = loader.getNode('serviceTrigger').type as { description: { usableAsTool?: boolean } };

@@ -7,6 +7,7 @@ import { answerLiterally, bearerToken, HttpError, jsonObject, readBody, sendErro
 import { exportRoutes } from './routes/exports';
 import { invitationRoutes } from './routes/invitations';
 import { jobRoutes } from './routes/jobs';
+import { issuedTokenReader, oauthRoutes } from './routes/oauth';
 import { policyRunRoutes } from './routes/policyRuns';
 import { ssoRoutes } from './routes/sso';
 import { verifyRoutes } from './routes/verify';
@@ -15,7 +16,7 @@ import { answerRouteFault } from './routeFaults';
 import type { ReaderOrg, ReceivedRequest } from './types';
 
 const routes: Route[] = [
-	...webhookRoutes, ...exportRoutes, ...verifyRoutes, ...invitationRoutes, ...policyRunRoutes, ...ssoRoutes, ...jobRoutes,
+	...webhookRoutes, ...exportRoutes, ...verifyRoutes, ...invitationRoutes, ...policyRunRoutes, ...ssoRoutes, ...jobRoutes, ...oauthRoutes,
 ];
 
 /** Control methods reachable over HTTP (`POST /__control/<method>` with `{"args": [...]}`). */
@@ -38,6 +39,8 @@ function authenticate(req: IncomingMessage, sandbox: SandboxContext): ReaderOrg 
 	for (const reader of Object.values(sandbox.state.readers)) {
 		if (tokenMatches(token, reader.token)) found = reader;
 	}
+	// A token the OAuth2 token endpoint issued, until it expires (routes/oauth.ts).
+	found ??= issuedTokenReader(sandbox, token);
 	if (!found) throw new HttpError(401, 'unauthorized', 'The access token is not valid: check the token in your credentials.', challenge);
 	return found;
 }

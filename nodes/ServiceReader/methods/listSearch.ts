@@ -1,6 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { credentialName, credentialSecrets } from '../../shared/transport/credentialKind';
 import { getServiceSettings } from '../../shared/transport/serviceRequest';
 import { PORTFOLIO } from '../actions/portfolio/getAll.operation';
 import { csvLineDigests, exportPaging, pageFetcher } from '../../shared/transport/pageFetch';
@@ -25,8 +26,8 @@ export async function searchCompanies(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const settings = await getServiceSettings.call(this);
-	const credentials = await this.getCredentials('serviceApi');
-	const accessToken = typeof credentials.accessToken === 'string' ? credentials.accessToken.trim() : '';
+	// Sealed under the Access Token, or the OAuth2 Client Secret (its tokens change within a search).
+	const accessToken = credentialSecrets(await this.getCredentials(credentialName(this))).sealKey;
 	const opened = paginationToken ? unsealText(paginationToken, accessToken, settings.baseUrl, PICKER_INFO) : undefined;
 	const from = opened === undefined ? undefined : decodePickerToken(opened);
 	if (paginationToken && from === undefined) {

@@ -7,6 +7,7 @@ import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ENDPOINT_LISTING, listPages } from '../../shared/transport/pageFetch';
+import { credentialName, credentialSecrets } from '../../shared/transport/credentialKind';
 import { getServiceSettings, serviceRequest } from '../../shared/transport/serviceRequest';
 import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
 import { pathSegmentProblem } from '../../shared/validation';
@@ -34,8 +35,8 @@ function isTestRegistration(this: LifecycleContext): boolean {
 }
 
 export async function accessToken(this: LifecycleContext): Promise<string> {
-	const credentials = await this.getCredentials('serviceApi');
-	return typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
+	// What the signing secret is sealed under: the Access Token, or the OAuth2 Client Secret, stable while n8n renews its tokens.
+	return credentialSecrets(await this.getCredentials(credentialName(this))).sealKey;
 }
 
 /**

@@ -8,8 +8,9 @@
  */
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { tokenRedactors, type TokenRedactors } from '../../shared/redaction';
+import type { TokenRedactors } from '../../shared/redaction';
 import type { ServiceSettings } from '../../shared/transport/settings';
+import { credentialName, credentialSecrets, secretRedactors } from '../../shared/transport/credentialKind';
 import { readServiceSettings } from '../../shared/transport/settings';
 import { credentialRedactors } from '../../shared/transport/tokenKeptOut';
 import type { StoredEndpoint } from '../lifecycle/staticData';
@@ -53,9 +54,10 @@ export function triggerKeys(
 		},
 		read: async (clock) => {
 			const keyStamp = stampNow();
-			const credentials = await context.getCredentials('serviceApi');
-			const token = typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
-			redactors = tokenRedactors(token);
+			const credentials = await context.getCredentials(credentialName(context));
+			// What the secret is sealed under: the Access Token, or the OAuth2 Client Secret (credentialKind.ts).
+			const token = credentialSecrets(credentials).sealKey;
+			redactors = secretRedactors(credentials);
 			const settings = readServiceSettings(credentials);
 			if (settings.problem !== undefined) return { problem: 'credential', detail: settings.problem };
 			// getWebhookResourceUrl (newer n8n) names the URL actually served, test or production.

@@ -8,13 +8,13 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PROBE_LIMITS, type FieldOverrides, type Probe, type ProbeAnswer, type ProbeRequest } from '../settingsCheck/types';
+import { sendAuthenticated } from './authenticatedRequest';
 import { readPrefix } from './body';
 import { isTimeout } from './errors';
 import { streamedRequest } from './requestOptions';
 import { withoutTrailingSlashes } from './settings';
 import { maskCutToken, tokenRedactors } from '../redaction';
 
-const CREDENTIAL = 'serviceApi';
 /** The credential's own fields; every other one lives behind the Advanced Settings switch. */
 const MAIN_FIELDS = new Set(['baseUrl', 'accessToken']);
 
@@ -105,9 +105,7 @@ export function nodeProbe(context: IExecuteFunctions, credentials: ICredentialDa
 		async (data, url, timeoutMs, headers) => {
 			const options = streamedRequest('GET', url, '*/*', timeoutMs);
 			Object.assign(options.headers!, headers);
-			return (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL, options, {
-				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL, data },
-			})) as Awaited<ReturnType<ProbeSend>>;
+			return (await sendAuthenticated(context, options, data)) as Awaited<ReturnType<ProbeSend>>;
 		},
 		now,
 	);

@@ -2,6 +2,7 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { headerValue, readAnswerBody, readErrorText, readFailure } from './answer';
+import { sendAuthenticated, TokenFetchError } from './authenticatedRequest';
 import { discardBody } from './body';
 import { envelopeHint, JSON_API_TYPE, readableEnvelope } from './envelopes';
 import { describeServiceError, isTimeout, readErrorBody, serviceSaid } from './errors';
@@ -13,20 +14,20 @@ import { streamedRequest } from './requestOptions';
 import { ABSURD_WAIT_MS, askedWait, isRetryableStatus, retryDelayMs, waitWords } from './retry';
 import type { ServiceSettings } from './settings';
 import { idempotencyKey, surelyNotSent, unknownOutcome, withJobNote } from './writeOutcome';
+import { credentialName } from './credentialKind';
 import { readServiceSettings } from './settings';
 import { speak } from './speak';
 import type { ServiceAnswer, ServiceCall, ServiceCallOptions, ServiceContext } from './types';
 
 export type { ServiceAnswer, ServiceCall, ServiceCallOptions, ServiceContext } from './types';
 
-const CREDENTIAL = 'serviceApi';
 const DEFAULT_ATTEMPTS = 4;
 /** All the waiting between attempts of one request, Retry-After included: 60 s. */
 export const RETRY_WAIT_BUDGET_MS = 60_000;
 
 /** Reads the credential's settings, failing with a clear NodeOperationError when unusable. */
 export async function getServiceSettings(this: ServiceContext, itemIndex = 0): Promise<ServiceSettings> {
-	const result = readServiceSettings(await this.getCredentials(CREDENTIAL));
+	const result = readServiceSettings(await this.getCredentials(credentialName(this)));
 	if (result.problem !== undefined) {
 		throw new NodeOperationError(this.getNode(), result.problem, { itemIndex });
 	}
@@ -85,6 +86,7 @@ export async function serviceRequest<T = unknown>(
 		try {
 			answer = await send.call(this, settings, spoken.call);
 		} catch (error) {
+			if (error instanceof TokenFetchError) throw fail(error.message, error.description);
 			// A Service that does not answer in time is not asked again: that would multiply the wait.
 			if (isTimeout(error)) {
 				if (!idempotent) throw lost(`no answer within ${seconds(settings.requestTimeoutMs)}, the Request Timeout`, { timeout: true });
@@ -269,11 +271,7 @@ async function send(
 		request.body = isRaw ? call.body : JSON.stringify(call.body);
 		request.headers!['Content-Type'] = call.contentType ?? 'application/json';
 	}
-	const full = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, request)) as {
-		statusCode: number;
-		headers: Record<string, string | string[] | undefined>;
-		body: unknown;
-	};
+	const full = await sendAuthenticated(this, request);
 	return { statusCode: full.statusCode, headers: full.headers ?? {}, body: full.body };
 }
 

@@ -8,6 +8,7 @@ import { readRequestNames, requestNameProblem } from './requestNames';
 import type { SignIn } from './signIn';
 import { readSignIn } from './signIn';
 import { tokenRedactors, type TokenRedactors } from '../redaction';
+import { secretRedactors } from './credentialKind';
 
 export { tokenRedactors };
 
@@ -127,7 +128,7 @@ export function readServiceSettings(credentials: Record<string, unknown>): Setti
 		maxResponseBytes: Math.round(positive(advanced.maxResponseSize, DEFAULT_LIMITS.maxResponseMiB) * 1024 * 1024),
 		maxFileBytes: Math.round(positive(advanced.maxFileSize, DEFAULT_LIMITS.maxFileMiB) * 1024 * 1024),
 		maxPages: Math.floor(positive(advanced.maxPages, DEFAULT_LIMITS.maxPages)),
-		...tokenRedactors(typeof credentials.accessToken === 'string' ? credentials.accessToken : ''),
+		...secretRedactors(credentials),
 	};
 	return { settings };
 }

@@ -7,18 +7,18 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { tokenRedactors, type TokenRedactors } from '../redaction';
+import { credentialName, secretRedactors } from './credentialKind';
 
-const CREDENTIAL = 'serviceApi';
 
 interface CredentialReader {
 	getCredentials(type: string, itemIndex?: number): Promise<ICredentialDataDecryptedObject>;
+	getNode(): { parameters?: Record<string, unknown> };
 }
 
 /** The redactors of the node's credential; none when it cannot be read (then nothing was sent with it). */
 export async function credentialRedactors(this: CredentialReader): Promise<TokenRedactors> {
 	try {
-		const credentials = await this.getCredentials(CREDENTIAL);
-		return tokenRedactors(typeof credentials.accessToken === 'string' ? credentials.accessToken : '');
+		return secretRedactors(await this.getCredentials(credentialName(this)));
 	} catch {
 		return tokenRedactors('');
 	}
