@@ -1,6 +1,6 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { advancedSettingsFields } from './advancedSettings';
+import { advancedSettingsFields } from '../nodes/shared/settings/advancedSettings';
 
 // Send Token As does not apply: n8n signs each request with the OAuth2 access token itself (Authorization: Bearer).
 const SIGN_IN_FIELDS = new Set(['tokenPlacement', 'authHeaderName', 'authScheme']);

@@ -5,9 +5,9 @@
  */
 import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { advancedSettings } from '../../credentials/advancedSettings';
-import { ServiceApi } from '../../credentials/ServiceApi.credentials';
+import { advancedSettings } from './settings/advancedSettings';
 import { tokenRedactors } from './redaction';
+import { authenticateServiceRequest } from './transport/authenticate';
 import { checkSettings, settingsMessage, type CheckedCredential } from './settingsCheck';
 import { credentialTestProbe } from './transport/credentialTestProbe';
 import { CLIENT_GRANT_TYPE, secretRedactors } from './transport/credentialKind';
@@ -26,7 +26,7 @@ export async function refusedCredential(data: ICredentialDataDecryptedObject): P
 	// An OAuth2 credential's token is n8n's to fetch and send: nothing of authenticate's applies.
 	if ('grantType' in data || 'clientSecret' in data) return undefined;
 	try {
-		await new ServiceApi().authenticate(data, { url: String(data.baseUrl ?? '').trim(), method: 'GET' });
+		await authenticateServiceRequest(data, { url: String(data.baseUrl ?? '').trim(), method: 'GET' });
 		return undefined;
 	} catch (error) {
 		return error instanceof Error ? error.message : String(error);

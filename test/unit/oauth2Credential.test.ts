@@ -1,4 +1,4 @@
-import { advancedSettingsFields } from '../../credentials/advancedSettings';
+import { advancedSettingsFields } from '../../nodes/shared/settings/advancedSettings';
 import { ServiceOAuth2Api } from '../../credentials/ServiceOAuth2Api.credentials';
 import { refusedCredential } from '../../nodes/shared/credentialTest';
 import { sendAuthenticated } from '../../nodes/shared/transport/authenticatedRequest';

@@ -1,5 +1,5 @@
 /**
- * The credential's fields with every `change` of a check applied, as credentials/advancedSettings.ts
+ * The credential's fields with every `change` of a check applied, as settings/advancedSettings.ts
  * stores them: plain fields set, Request Names rows merged by concept (`{ name: [{ concept, serviceName }] }`),
  * the Advanced Settings switch turned on when an advanced field changed, `baseUrl` when the Base URL did.
  */

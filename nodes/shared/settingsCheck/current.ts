@@ -1,8 +1,8 @@
 /**
  * The credential as the checks read it: each setting's value now (with its documented default) and
- * how a finding names a setting, in the words of the credential dialog (credentials/advancedSettings.ts).
+ * how a finding names a setting, in the words of the credential dialog (settings/advancedSettings.ts).
  */
-import { advancedSettingsFields } from '../../../credentials/advancedSettings';
+import { advancedSettingsFields } from '../settings/advancedSettings';
 import { conceptLabel, documentedName, readRequestNames, type RequestConcept } from '../transport/requestNames';
 import { readSignIn, type SignIn } from '../transport/signIn';
 import type { CheckedCredential, Finding, FindingSetting, Verdict } from './types';

@@ -77,6 +77,6 @@ export interface Finding {
 /** The credential as the check sees it: Base URL and the Advanced Settings fields (never the token). */
 export interface CheckedCredential {
 	baseUrl: string;
-	/** As credentials/advancedSettings.ts `advancedSettings()` reads them (nothing while the switch is off), without `accessToken`. */
+	/** As settings/advancedSettings.ts `advancedSettings()` reads them (nothing while the switch is off), without `accessToken`. */
 	advanced: Readonly<Record<string, unknown>>;
 }

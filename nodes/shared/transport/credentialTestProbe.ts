@@ -6,11 +6,10 @@
  */
 import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
-import { ServiceApi } from '../../../credentials/ServiceApi.credentials';
 import type { Probe } from '../settingsCheck/types';
+import { authenticateServiceRequest } from './authenticate';
 import { probeOver, type ProbeSend } from './probe';
 
-const serviceApi = new ServiceApi();
 
 /** The legacy request options of one probe: full response, any status, no redirect, the body as a stream (bytes where a client ignores `useStream`). */
 function legacyOptions(uri: string, timeoutMs: number, headers: Readonly<Record<string, string>>) {
@@ -35,7 +34,7 @@ export function credentialTestProbe(context: ICredentialTestFunctions, credentia
 		async (data, url, timeoutMs, headers) => {
 			const plain = legacyOptions(url, timeoutMs, headers);
 			// Throws before anything is sent for an http:// Base URL, another origin or an unusable Send Token As.
-			const options = { ...plain, ...(await serviceApi.authenticate(data, plain as unknown as IHttpRequestOptions)), method: 'GET' };
+			const options = { ...plain, ...(await authenticateServiceRequest(data, plain as unknown as IHttpRequestOptions)), method: 'GET' };
 			// The one client n8n gives a credential test; the scan's rule matches `this.helpers.request` and would refuse it (n8n #25190, docs/token-and-limits.md).
 			return (await context.helpers.request(options)) as Awaited<ReturnType<ProbeSend>>;
 		},

@@ -2,7 +2,7 @@
  * Reads the Service API credential into the settings the nodes use, with the documented
  * defaults for what the spec leaves "not shown" (docs/service-choices.md). Pure: no n8n types.
  */
-import { advancedSettings } from '../../../credentials/advancedSettings';
+import { advancedSettings } from '../settings/advancedSettings';
 import type { ImportUpload, RequestConcept } from './requestNames';
 import { readRequestNames, requestNameProblem } from './requestNames';
 import type { SignIn } from './signIn';

@@ -4,7 +4,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS } from '../nodes/shared/transport/requestNames';
+import { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS } from './requestConcepts';
 
 /** The Advanced Settings switch and, behind it, every setting the Service specification leaves open. */
 export const advancedSettingsFields: INodeProperties[] = [
