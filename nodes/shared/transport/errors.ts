@@ -6,6 +6,7 @@ import { findId, findRecordWith, isRecord } from '../answerShape';
 import type { SignIn } from './signIn';
 import { BEARER, SIGN_IN_SETTING, sameSignIn, schemeNeedsMore, signInSettingWords, signInShown, wantedSignIn } from './signIn';
 import { errorsWords } from './envelopes';
+import { parseExactJson } from '../exactJson';
 
 export interface ServiceErrorWords {
 	message: string;
@@ -25,7 +26,7 @@ export function readErrorBody(body: unknown): { code?: string; message?: string 
 	if (typeof value === 'string' || Buffer.isBuffer(value)) {
 		const text = value.toString().trim();
 		try {
-			value = JSON.parse(text);
+			value = parseExactJson(text);
 		} catch {
 			return text === '' || text.startsWith('<') ? {} : { message: text.length > 500 ? `${text.slice(0, 500)}…` : text };
 		}

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import { isRecord } from '../answerShape';
 import { clashIn, namePath, placed } from './envelopes';
+import { parseExactJson } from '../exactJson';
 
 /** The requests whose names are settable: the call's `names`. */
 export type RequestScope = 'invitation' | 'webhook' | 'policyRun' | 'sso' | 'export';
@@ -216,7 +217,7 @@ export function errorBodyWords(text: string, message: string | undefined, code: 
 	if (message) parts.push(message);
 	let parsed: unknown;
 	try {
-		parsed = JSON.parse(text);
+		parsed = parseExactJson(text);
 	} catch {
 		if (!message) parts.push(text);
 	}
