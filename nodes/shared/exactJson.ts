@@ -6,8 +6,11 @@
  * source text in JSON.parse's reviver, hence one linear scan before it.
  */
 
-/** A number's exponent of 3 digits (a double may over- or underflow there). Linear: no nesting, no repetition. */
-const LONG_EXPONENT = /\d[eE][+-]?\d\d\d/;
+/**
+ * A number's exponent of 3 digits or more (a double may over- or underflow there), ended as a number is
+ * (so hex text such as a UUID's 4e123a rarely matches). Linear: the digits and what ends them are disjoint.
+ */
+const LONG_EXPONENT = /\d[eE][+-]?\d{3,}(?:[,}\]\s]|$)/;
 /** Fewer significant digits always survive a double (DBL_DIG is 15). */
 const RUN = 16;
 
