@@ -41,18 +41,19 @@ export function parseExactJson(text: string): unknown {
 
 /**
  * Whether the text has a run of 16 digits or dots anywhere (strings included: a cheap over-estimate).
- * Any such run holds one of every 16th character; each is extended at most 15 either way.
+ * Any such run holds one of every 16th character; from one, at most 16 more are read.
  */
 export function hasLongRun(text: string): boolean {
-	let known = 0;
 	for (let k = RUN - 1; k < text.length; k += RUN) {
-		if (k < known || !isRunChar(text.charCodeAt(k))) continue;
-		let start = k;
-		while (start > 0 && k - start < RUN && isRunChar(text.charCodeAt(start - 1))) start--;
+		if (!isRunChar(text.charCodeAt(k))) continue;
 		let end = k + 1;
-		while (end < text.length && end - start < RUN && isRunChar(text.charCodeAt(end))) end++;
-		if (end - start >= RUN) return true;
-		known = end;
+		while (end < text.length && end - k < RUN && isRunChar(text.charCodeAt(end))) end++;
+		if (end - k >= RUN) return true;
+		// The run ends at `end`: it is long only if it starts at or before end − 16, so that character first.
+		let start = end - RUN;
+		if (start < 0 || !isRunChar(text.charCodeAt(start))) continue;
+		while (start < k && isRunChar(text.charCodeAt(start))) start++;
+		if (start === k) return true;
 	}
 	return false;
 }
