@@ -93,12 +93,16 @@ export function inexactNumbersAsStrings(text: string): string {
 
 /** The index after the closing quote of the string whose content starts at `from` (the text's end if none). */
 function stringEnd(text: string, from: number): number {
-	for (let i = from; i < text.length; i++) {
-		const c = text.charCodeAt(i);
-		if (c === QUOTE) return i + 1;
-		if (c === BACKSLASH) i++;
+	let at = from;
+	for (;;) {
+		// indexOf is native; a quote is escaped when an odd run of backslashes precedes it (runs between quotes are disjoint: linear).
+		const quote = text.indexOf('"', at);
+		if (quote < 0) return text.length;
+		let before = quote;
+		while (before > from && text.charCodeAt(before - 1) === BACKSLASH) before--;
+		if ((quote - before) % 2 === 0) return quote + 1;
+		at = quote + 1;
 	}
-	return text.length;
 }
 
 function isNumberChar(c: number): boolean {

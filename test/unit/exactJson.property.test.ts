@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { parseExactJson } from '../../nodes/shared/exactJson';
+import { hasLongRun, parseExactJson } from '../../nodes/shared/exactJson';
 import { runs } from '../property/fc';
 
 /**
@@ -87,6 +87,17 @@ describe('parseExactJson', () => {
 				expect(parsed).toEqual(drawn.expected);
 			}),
 			runs(300),
+		);
+	});
+
+	it('sees every run of 16 digits or dots, wherever it starts (the fast path reads every 16th character)', () => {
+		const piece = fc.oneof(fc.constantFrom('a', '"', '.', '-', 'e'), fc.stringMatching(/^[0-9]{1,20}$/));
+		fc.assert(
+			fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+				const text = pieces.join('');
+				expect(hasLongRun(text)).toBe(/[0-9.]{16}/.test(text));
+			}),
+			runs(500),
 		);
 	});
 
