@@ -64,7 +64,7 @@ function isRunChar(c: number): boolean {
 
 /** The text with every number token that JSON.parse would not keep exact written as a JSON string. */
 export function inexactNumbersAsStrings(text: string): string {
-	const parts: string[] = [];
+	let out = '';
 	let copied = 0;
 	let i = 0;
 	const end = text.length;
@@ -78,7 +78,7 @@ export function inexactNumbersAsStrings(text: string): string {
 			for (let d = text.charCodeAt(j); j < end && isNumberChar(d); d = text.charCodeAt(++j)) exponent ||= d === LOWER_E || d === UPPER_E;
 			// Short tokens without an exponent are exact: most numbers are never sliced.
 			if ((j - i >= RUN || exponent) && !keepsExact(text.slice(i, j))) {
-				parts.push(text.slice(copied, i), `"${text.slice(i, j)}"`);
+				out += `${text.slice(copied, i)}"${text.slice(i, j)}"`;
 				copied = j;
 			}
 			i = j;
@@ -86,9 +86,7 @@ export function inexactNumbersAsStrings(text: string): string {
 			i++;
 		}
 	}
-	if (parts.length === 0) return text;
-	parts.push(text.slice(copied));
-	return parts.join('');
+	return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** The index after the closing quote of the string whose content starts at `from` (the text's end if none). */
