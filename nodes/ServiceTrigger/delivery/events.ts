@@ -1,6 +1,7 @@
 import { withTriggerFields } from '../../shared/addedFields';
 import { findId, findText, isRecord } from '../../shared/answerShape';
 import { alertIdBytesWhenNotText } from './alertIdBytes';
+import { parseExactJson } from '../../shared/exactJson';
 
 /**
  * Webhook events: the named event types of spec section 6, which of them cannot be silenced, and
@@ -71,7 +72,7 @@ export type EventReading = ServiceEvent | { problem: string };
 export function readServiceEvent(rawBody: Buffer): EventReading {
 	let body: unknown;
 	try {
-		body = JSON.parse(rawBody.toString('utf8'));
+		body = parseExactJson(rawBody.toString('utf8'));
 	} catch {
 		return { problem: 'the body is not JSON' };
 	}

@@ -9,6 +9,7 @@ import { detectDelimiter, firstRecordEnd, splitPlain, type CsvDelimiter } from '
 import { CsvTextDecoder } from '../csvText';
 import { parse } from 'csv-parse/sync';
 import type { ProbeAnswer, ProbeRequest } from './types';
+import { parseExactJson } from '../exactJson';
 
 export const PATHS = {
 	catalogue: '/v1/reader/webhooks/catalogue',
@@ -61,7 +62,7 @@ export function jsonOf(answer: ProbeAnswer): unknown {
 	if (text.trim() === '') return undefined;
 	if (isJsonLinesType(mediaType(answer))) return jsonLines(text);
 	try {
-		return JSON.parse(text) as unknown;
+		return parseExactJson(text) as unknown;
 	} catch {
 		return jsonLines(text);
 	}

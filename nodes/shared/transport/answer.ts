@@ -5,6 +5,7 @@
  */
 import { BodyReadError, idleGuarded, isStream, readCapped } from './body';
 import type { ServiceSettings } from './settings';
+import { parseExactJson } from '../exactJson';
 
 /** How to hand back the answer body: parsed JSON (default), exact bytes, or a stream. */
 export type AnswerKind = 'json' | 'buffer' | 'stream';
@@ -48,7 +49,7 @@ export async function readAnswerBody(
 	}
 	try {
 		// Redacted again after parsing: a token \u-escaped in a JSON string is only whole once decoded.
-		return { body: settings.redactValue(JSON.parse(text)) };
+		return { body: settings.redactValue(parseExactJson(text)) };
 	} catch {
 		// Read by its content type: CSV is an answer too (the caller reads it as rows); only markup or
 		// an unnamed format suggests the Base URL reaches something other than the Service.
@@ -89,7 +90,7 @@ export function jsonLines(text: string): unknown[] | undefined {
 		if (line === '') continue;
 		if (!line.startsWith('{') && !line.startsWith('[')) return undefined;
 		try {
-			values.push(JSON.parse(line));
+			values.push(parseExactJson(line));
 		} catch {
 			return undefined;
 		}

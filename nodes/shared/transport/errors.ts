@@ -7,6 +7,7 @@ import type { SignIn } from './signIn';
 import { BEARER, SIGN_IN_SETTING, sameSignIn, schemeNeedsMore, signInSettingWords, signInShown, wantedSignIn } from './signIn';
 import { errorsWords } from './envelopes';
 import { isMarkup, pageTitle } from './pageWords';
+import { parseExactJson } from '../exactJson';
 
 export interface ServiceErrorWords {
 	message: string;
@@ -26,7 +27,7 @@ export function readErrorBody(body: unknown): { code?: string; message?: string;
 	if (typeof value === 'string' || Buffer.isBuffer(value)) {
 		const text = value.toString().trim();
 		try {
-			value = JSON.parse(text);
+			value = parseExactJson(text);
 		} catch {
 			// A page (a gateway's HTML, an XML error): its title in words, never the page.
 			if (isMarkup(text)) return { page: pageTitle(text) ?? '' };

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { isRecord } from '../answerShape';
 import { clashIn, namePath, placed } from './envelopes';
 import { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS, type RequestConcept, type RequestScope } from '../settings/requestConcepts';
+import { parseExactJson } from '../exactJson';
 
 export type { RequestConcept, RequestScope } from '../settings/requestConcepts';
 export { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS } from '../settings/requestConcepts';
@@ -174,7 +175,7 @@ export function errorBodyWords(text: string, message: string | undefined, code: 
 	if (message) parts.push(message);
 	let parsed: unknown;
 	try {
-		parsed = JSON.parse(text);
+		parsed = parseExactJson(text);
 	} catch {
 		if (!message) parts.push(text);
 	}

@@ -6,6 +6,7 @@ import { getServiceSettings } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
 import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
+import { parseExactJson } from '../../../shared/exactJson';
 
 const show = { resource: ['record'], operation: ['get'] };
 
@@ -43,7 +44,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	let parsed: unknown;
 	try {
 		// The BOM, if any, is not part of the JSON text; the stored file keeps it.
-		parsed = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+		parsed = parseExactJson(bytes.toString('utf8').replace(/^\uFEFF/, ''));
 	} catch (error) {
 		throw new NodeApiError(this.getNode(), { ke }, {
 			message: `The Service's record for ${ke} is not valid JSON`,

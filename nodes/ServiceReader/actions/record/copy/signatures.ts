@@ -7,6 +7,7 @@ import { constants, createPublicKey, verify, type JsonWebKey, type KeyObject } f
 
 import { compact, decodeAnyBytes, decodeBytes, firstOwn, isRecord, kindOf, named, own, UnreadableVerification } from './encodings';
 import type { Declared } from './digests';
+import { parseExactJson } from '../../../shared/exactJson';
 
 export type HashName = 'sha256' | 'sha384' | 'sha512';
 type Scheme = 'ed25519' | 'ecdsa' | 'rsa-pss' | 'rsa-pkcs1';
@@ -87,7 +88,7 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 	if (text.startsWith('{')) {
 		let parsed: unknown = UNPARSED;
 		try {
-			parsed = JSON.parse(text);
+			parsed = parseExactJson(text);
 		} catch {
 			// Said below, outside the catch.
 		}
@@ -117,7 +118,7 @@ export function jwkAlgorithm(value: unknown): string | undefined {
 	let jwk = value;
 	if (typeof jwk === 'string' && jwk.trim().startsWith('{')) {
 		try {
-			jwk = JSON.parse(jwk);
+			jwk = parseExactJson(jwk);
 		} catch {
 			return undefined;
 		}

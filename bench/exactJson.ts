@@ -1,0 +1,65 @@
+/**
+ * parseExactJson against JSON.parse on a 1 MiB decisions page: without big numbers (the fast path),
+ * with UUIDs, and with a 20-digit registry number in every tenth row (the scan); alone, and as an
+ * export reads a page (the token redacted from the text, the body parsed, the values redacted).
+ *   bash scripts/toolchain.sh tsx bench/exactJson.ts
+ */
+import { randomUUID } from 'node:crypto';
+
+import { parseExactJson } from '../nodes/shared/exactJson';
+import { tokenRedactors } from '../nodes/shared/redaction';
+
+function page(kind: 'plain' | 'uuid' | 'big'): string {
+	const rows: string[] = [];
+	let size = 0;
+	for (let i = 0; size < 1 << 20; i++) {
+		const row = JSON.stringify({
+			id: kind === 'uuid' ? randomUUID() : `dec_${i}`,
+			ke: `KE${String(100000 + i)}`,
+			decision: i % 3 === 0 ? 'approved' : 'declined',
+			notes: `Reviewed the company's filings, score ${i % 97}.5 of 100; see "memo \\"${i}\\""`,
+			decided_by: `reviewer${i % 13}@example.com`,
+			decided_at: '2024-05-01T10:20:30Z',
+			pack_id: `pack_${i % 50}`,
+			amount: i * 1.25,
+			registry_number: 1000000 + i,
+		});
+		rows.push(kind === 'big' && i % 10 === 0 ? row.replace(/"registry_number":\d+/, '"registry_number":18446744073709551084') : row);
+		size += row.length + 1;
+	}
+	// Flat, as a body decoded from its bytes is.
+	return Buffer.from(`{"data":[${rows.join(',')}]}`).toString('utf8');
+}
+
+const redactors = tokenRedactors('sk_live_0123456789abcdefABCDEF');
+const asRead = (parse: (text: string) => unknown) => (text: string) => redactors.redactValue(parse(redactors.redact(text)));
+
+/** Median CPU times of both, measured in alternation (a shared machine's load falls on both alike). */
+function medians(text: string, plain: (text: string) => unknown, exact: (text: string) => unknown, rounds = 30): [number, number] {
+	const times: [number[], number[]] = [[], []];
+	// CPU time of 5 runs: what other processes take of the cores counts less than in wall time.
+	const time = (run: (text: string) => unknown) => {
+		const start = process.cpuUsage();
+		for (let i = 0; i < 5; i++) run(text);
+		const used = process.cpuUsage(start);
+		return (used.user + used.system) / 5000;
+	};
+	for (let r = 0; r < rounds; r++) {
+		times[0].push(time(plain));
+		times[1].push(time(exact));
+	}
+	const median = (list: number[]) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
+	return [median(times[0]), median(times[1])];
+}
+
+for (const kind of ['plain', 'uuid', 'big'] as const) {
+	const text = page(kind);
+	for (const [label, plain, exact] of [
+		['parse', JSON.parse, parseExactJson],
+		['as read', asRead(JSON.parse), asRead(parseExactJson)],
+	] as const) {
+		medians(text, plain, exact, 3);
+		const [a, b] = medians(text, plain, exact);
+		console.log(`${kind.padEnd(6)} ${label.padEnd(8)} JSON.parse ${a.toFixed(2)} ms  parseExactJson ${b.toFixed(2)} ms  (${((b / a - 1) * 100).toFixed(1)}%)`);
+	}
+}
