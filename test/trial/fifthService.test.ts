@@ -38,7 +38,7 @@ function call(method: string, path: string, headers: Record<string, string> = {}
 
 async function token(client = service.reader, target = service, via: 'basic' | 'body' = 'basic', scope?: string): Promise<string> {
 	const form = new URLSearchParams({ grant_type: 'client_credentials', ...(via === 'body' ? { client_id: client.clientId, client_secret: client.clientSecret } : {}), ...(scope ? { scope } : {}) });
-	const basic = via === 'basic' ? { Authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` } : {};
+	const basic: Record<string, string> = via === 'basic' ? { Authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` } : {};
 	const reply = await call('POST', '/oauth/token', { 'Content-Type': 'application/x-www-form-urlencoded', ...basic }, form.toString(), target);
 	expect(reply.status).toBe(200);
 	return JSON.parse(reply.text).access_token;
