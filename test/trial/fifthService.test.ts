@@ -151,6 +151,11 @@ describe('the proxy in front', () => {
 		const edge = await call('GET', '/v1/reader/exports/decisions', bearer(t));
 		expect(edge.status).toBe(401);
 		expect(edge.text).toContain('<h1>401 Authorization Required</h1>');
+		service.injectGatewayFault({ status: 504, pathPrefix: '/v1/reader/exports' });
+		const slow = await call('GET', '/v1/reader/exports/decisions', bearer(t));
+		expect([slow.status, slow.headers['content-type']]).toEqual([504, 'text/html']);
+		expect(slow.text).toContain('<title>504 Gateway Time-out</title>');
+		expect((await call('GET', '/v1/reader/exports/decisions', bearer(t))).status).toBe(200);
 	});
 	test('rate limits: RateLimit-Policy and RateLimit headers, then 429', async () => {
 		const small = await startFifthService({ rateLimit: { quota: 2, windowSeconds: 60 } });
@@ -163,6 +168,8 @@ describe('the proxy in front', () => {
 			const third = await call('GET', '/v1/reader/exports/decisions', bearer(t), undefined, small);
 			expect(third.status).toBe(429);
 			expect(third.headers.ratelimit).toMatch(/r=0/);
+			expect(third.headers['retry-after']).toMatch(/^\d+$/);
+			expect(third.headers['content-type']).toBe('application/problem+json');
 		} finally {
 			await small.close();
 		}
