@@ -7,7 +7,7 @@ import { constants, createPublicKey, verify, type JsonWebKey, type KeyObject } f
 
 import { compact, decodeAnyBytes, decodeBytes, firstOwn, isRecord, kindOf, named, own, UnreadableVerification } from './encodings';
 import type { Declared } from './digests';
-import { parseExactJson } from '../../../shared/exactJson';
+import { parseExactJson } from '../../../../shared/exactJson';
 
 export type HashName = 'sha256' | 'sha384' | 'sha512';
 type Scheme = 'ed25519' | 'ecdsa' | 'rsa-pss' | 'rsa-pkcs1';
