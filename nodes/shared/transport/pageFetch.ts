@@ -154,7 +154,7 @@ export async function listPages(this: ServiceContext, route: ListRoute, run: Lis
 function routeCapped(this: ServiceContext, route: ListRoute, itemIndex: number | undefined): NodeOperationError {
 	return new NodeOperationError(this.getNode(), `The ${route.label} did not end after ${route.maxPages} pages, the most read of it`, {
 		itemIndex,
-		description: `The Service still sent a next-page cursor on page ${route.maxPages}, so nothing was passed on: a ${route.label} is not this long, and its cursors are not followed for ever. A Service that ignores the cursor where it is sent hands out new cursors for the same page: check Cursor Parameter under Advanced Settings in the Service API credential, and Send Cursor As beside it.`,
+		description: `The Service still sent a next-page cursor on page ${route.maxPages}, so nothing was passed on: a ${route.label} is not this long. A Service that ignores the cursor hands out new ones for the same page: check Cursor Parameter and Send Cursor As under Advanced Settings in the Service API credential.`,
 	});
 }
 
