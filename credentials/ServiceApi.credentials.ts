@@ -1,7 +1,7 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { authenticateServiceRequest } from '../nodes/shared/transport/authenticate';
-import { advancedSettingsFields } from '../nodes/shared/settings/advancedSettings';
+import { advancedSettingsFields, baseUrlField } from '../nodes/shared/settings/advancedSettings';
 
 export class ServiceApi implements ICredentialType {
 	name = 'serviceApi';
@@ -10,18 +10,10 @@ export class ServiceApi implements ICredentialType {
 
 	icon = { light: 'file:../icons/service.svg', dark: 'file:../icons/service.dark.svg' } as const;
 
-	documentationUrl = 'https://github.com/service-reader/n8n-nodes-service-reader#credentials-service-api';
+	documentationUrl = 'https://github.com/service-reader/n8n-nodes-service-reader#credentials';
 
 	properties: INodeProperties[] = [
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'https://service.example.com',
-			description: 'Address of your Service, starting with https://. Paths such as /v1/reader are added by the node.',
-		},
+		baseUrlField,
 		{
 			displayName: 'Access Token',
 			name: 'accessToken',

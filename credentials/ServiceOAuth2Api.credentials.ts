@@ -1,6 +1,6 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { advancedSettingsFields } from '../nodes/shared/settings/advancedSettings';
+import { advancedSettingsFields, baseUrlField } from '../nodes/shared/settings/advancedSettings';
 
 // Send Token As does not apply: n8n signs each request with the OAuth2 access token itself (Authorization: Bearer).
 const SIGN_IN_FIELDS = new Set(['tokenPlacement', 'authHeaderName', 'authScheme']);
@@ -18,18 +18,10 @@ export class ServiceOAuth2Api implements ICredentialType {
 
 	icon = { light: 'file:../icons/service.svg', dark: 'file:../icons/service.dark.svg' } as const;
 
-	documentationUrl = 'https://github.com/service-reader/n8n-nodes-service-reader#credentials-service-api';
+	documentationUrl = 'https://github.com/service-reader/n8n-nodes-service-reader#credentials';
 
 	properties: INodeProperties[] = [
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'https://service.example.com',
-			description: 'Address of your Service, starting with https://. Paths such as /v1/reader are added by the node.',
-		},
+		baseUrlField,
 		{ displayName: 'Grant Type', name: 'grantType', type: 'hidden', default: 'clientCredentials' },
 		{
 			displayName: 'Access Token URL',

@@ -7,6 +7,17 @@ import type { INodeProperties } from 'n8n-workflow';
 import { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS } from './requestConcepts';
 
 /** The Advanced Settings switch and, behind it, every setting the Service specification leaves open. */
+/** The Service's address, the same field in both credentials. */
+export const baseUrlField: INodeProperties = {
+	displayName: 'Base URL',
+	name: 'baseUrl',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'https://service.example.com',
+	description: 'Address of your Service, starting with https://. Paths such as /v1/reader are added by the node.',
+};
+
 export const advancedSettingsFields: INodeProperties[] = [
 	{
 		displayName: 'Advanced Settings',
