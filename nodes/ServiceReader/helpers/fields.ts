@@ -103,3 +103,8 @@ export const whenNotSharedOption: INodeProperties = {
 	description:
 		'What to do when the Service answers that the company does not share with you (404): its share ended, was revoked or was never granted',
 };
+
+/** An operation's Options collection, shown for that operation only. */
+export function optionsField(show: IDisplayOptions['show'], options: INodeProperties[]): INodeProperties {
+	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, displayOptions: { show }, options };
+}

@@ -6,7 +6,7 @@ import { BodyReadError } from '../../../shared/transport/body';
 import { getServiceSettings } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
-import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
+import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption, optionsField } from '../../helpers/fields';
 import { pathParameter } from '../../helpers/itemInput';
 
 const show = { resource: ['auditPack'], operation: ['get'] };
@@ -23,18 +23,10 @@ export const description: INodeProperties[] = [
 		description: 'The audit pack\'s pack_id, as in the decisions export',
 		displayOptions: { show },
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [
-			outputFileOption('The name of the output binary field to put the audit pack in'),
-			whenNotSharedOption,
-		],
-	},
+	optionsField(show, [
+		outputFileOption('The name of the output binary field to put the audit pack in'),
+		whenNotSharedOption,
+	]),
 ];
 
 /**

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { withAdded } from '../../../shared/addedFields';
 import { companyRequest } from '../../helpers/companyShare';
 import { parseExtraFields } from './extraFields';
-import { keField, keParameter, whenNotSharedOption } from '../../helpers/fields';
+import { keField, keParameter, whenNotSharedOption, optionsField } from '../../helpers/fields';
 import { inputProblem } from '../../helpers/itemInput';
 import { waitForStatement } from './statementWait';
 
@@ -16,34 +16,26 @@ export const STATEMENT_NOTE =
 
 export const description: INodeProperties[] = [
 	...keField(show, 'The KE of the company whose record your policy runs against'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [
-			{
-				displayName: 'Extra Fields (JSON)',
-				name: 'extraFields',
-				type: 'json',
-				default: '{}',
-				description:
-					'More fields to send with the run, as a JSON object, e.g. {"policy": "standard"}. The spec does not list them; ke is set from the KE field.',
-			},
-			{
-				displayName: 'Wait for Statement (Seconds)',
-				name: 'statementWait',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 3600 },
-				default: 60,
-				description:
-					'Wait up to this long for the run\'s statement to be listed at the statements export (read every page, again after 1, 2, 4… s), and add it to the output as statement. Without this option the node does not wait; statement_wait says which happened.',
-			},
-			whenNotSharedOption,
-		],
-	},
+	optionsField(show, [
+		{
+			displayName: 'Extra Fields (JSON)',
+			name: 'extraFields',
+			type: 'json',
+			default: '{}',
+			description:
+				'More fields to send with the run, as a JSON object, e.g. {"policy": "standard"}. The spec does not list them; ke is set from the KE field.',
+		},
+		{
+			displayName: 'Wait for Statement (Seconds)',
+			name: 'statementWait',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 3600 },
+			default: 60,
+			description:
+				'Wait up to this long for the run\'s statement to be listed at the statements export (read every page, again after 1, 2, 4… s), and add it to the output as statement. Without this option the node does not wait; statement_wait says which happened.',
+		},
+		whenNotSharedOption,
+	]),
 ];
 
 /**

@@ -5,28 +5,20 @@ import { headerValue } from '../../../shared/transport/answer';
 import { getServiceSettings } from '../../../shared/transport/serviceRequest';
 import { companyRequest } from '../../helpers/companyShare';
 import { fileNameFromContentDisposition } from '../../helpers/contentDisposition';
-import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption } from '../../helpers/fields';
+import { keField, keParameter, outputFileField, outputFileOption, whenNotSharedOption, optionsField } from '../../helpers/fields';
 import { parseExactJson } from '../../../shared/exactJson';
 
 const show = { resource: ['record'], operation: ['get'] };
 
 export const description: INodeProperties[] = [
 	...keField(show, 'The company\'s KE, as webhook events and the portfolio export show it'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [
-			outputFileOption(
-				'The name of the output binary field to put the signed file in',
-				'The signed record is kept byte for byte in this binary field: re-serialising the JSON would break its signature',
-			),
-			whenNotSharedOption,
-		],
-	},
+	optionsField(show, [
+		outputFileOption(
+			'The name of the output binary field to put the signed file in',
+			'The signed record is kept byte for byte in this binary field: re-serialising the JSON would break its signature',
+		),
+		whenNotSharedOption,
+	]),
 ];
 
 /**
