@@ -67,16 +67,20 @@ async function token(target = service): Promise<string> {
 }
 
 /** A pass-through HTTPS hop in front of the Service that records each request's headers (the Service keeps none). */
-async function recordingHop(seen: Array<Record<string, unknown>>) {
+async function recordingHop(seen: Array<Record<string, unknown>>, target = service) {
 	const { leaves } = await certificates('Fifth Service test CA', { service: 'fifth-service' });
 	return await listenHttps(leaves.service, (req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
-			seen.push({ method: req.method, ...req.headers });
+			const record: Record<string, unknown> = { method: req.method, url: req.url, ...req.headers };
+			seen.push(record);
 			const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host')) as Record<string, string>;
-			call(req.method ?? 'GET', req.url ?? '/', headers, Buffer.concat(chunks).toString('utf8')).then(
-				(reply) => res.writeHead(reply.status, reply.headers as Record<string, string>).end(reply.text),
+			call(req.method ?? 'GET', req.url ?? '/', headers, Buffer.concat(chunks).toString('utf8'), target).then(
+				(reply) => {
+					record.status = reply.status;
+					res.writeHead(reply.status, reply.headers as Record<string, string>).end(reply.text);
+				},
 				() => res.writeHead(599).end(),
 			);
 		});
@@ -142,13 +146,19 @@ test('4. The token expires mid-export: every row once', async () => {
 	const short = await startFifthService({ now: () => new Date((clock += 200)), tokenLifetimeSeconds: 3 });
 	try {
 		const first = await token(short);
-		const cred = credential({ ...CURSOR_HEADER, pageSizeParameter: 'limit', pageSize: 5 }, short);
+		const seen: Array<Record<string, unknown>> = [];
+		const hop = await recordingHop(seen, short);
+		const cred = { ...credential({ ...CURSOR_HEADER, pageSizeParameter: 'limit', pageSize: 5 }, short), baseUrl: hop.origin };
 		const stored = { serviceOAuth2Api: { ...cred, oauthTokenData: { access_token: first, token_type: 'Bearer', expires_in: 3 } } };
-		const { error, items } = await run(cred, getMany('decision', { returnAll: true }), stored);
+		const { error, items } = await run(cred, getMany('decision', { returnAll: true }), stored).finally(async () => await hop.close());
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(40);
 		expect(once(items.map((d) => d.id))).toBe(true);
-		// n8n fetched a new token on the way and stored it.
+		// The stored token was refused mid-export (401), n8n fetched a new one, sent that page again, and stored the token.
+		const pages = seen.filter((r) => String(r.url).startsWith('/v1/reader/exports/decisions'));
+		expect(pages.filter((r) => r.status === 200)).toHaveLength(8);
+		expect(pages.findIndex((r) => r.status === 401)).toBeGreaterThan(0);
+		expect(new Set(pages.map((r) => r.authorization)).size).toBeGreaterThan(1);
 		expect((stored.serviceOAuth2Api.oauthTokenData as IDataObject).access_token).not.toBe(first);
 	} finally {
 		await short.close();
@@ -200,7 +210,8 @@ test('7. A 502 page after an invitation create: outcome unknown, naming the Idem
 	const before = service.writes.length;
 	service.injectGatewayFault({ status: 502, afterHandling: true, method: 'POST', pathPrefix: '/v1/reader/invitations' });
 	const lost = await run(credential(NAMES), { ...invite, companyName: 'Lost Answer Ltd' });
-	expect(lost.words).toMatch(/unknown/i);
+	expect(lost.error?.message).toBe('The outcome of this write is unknown: the Service answered 502');
+	expect(lost.words).toContain('so the node did not send it again');
 	expect(lost.words).toContain('Idempotency-Key');
 	expect(service.writes.slice(before)).toEqual([{ route: 'invitations', body: expect.objectContaining({ name: 'Lost Answer Ltd' }) }]);
 	// The key named is the one the Service stored: the same key with another body is refused as reused.
