@@ -92,6 +92,7 @@ const once = (values: unknown[]) => new Set(values.map(String)).size === values.
 test('1. Decisions > Get Many: default settings stop naming Send Cursor As; Send Cursor As = Header reads all 40 once, 20 digits exact', async () => {
 	const plain = await run(credential(), getMany('decision', { returnAll: true }));
 	expect(plain.error?.message).toBe('Page 2 of the decisions export repeated rows already read, so the Service did not read the cursor: check Send Cursor As');
+	// Its description ends "...Cursor Parameter under Advanced Settings in the Service API credential": the user is on Service OAuth2 API.
 	expect(plain.words).toContain('set Send Cursor As to Header with that Cursor Header Name');
 	expect(plain.items).toEqual([]); // nothing passed on, so nothing duplicated
 
@@ -170,7 +171,8 @@ const invite = { resource: 'invitation', operation: 'create', companyName: 'New 
 test('5. Invitation > Create: default names get the 422 problem; with Request Names rows it is created', async () => {
 	const before = service.writes.length;
 	const plain = await run(credential(), invite);
-	// What a user is told, exactly (the problem's pointers /name, /registration_no, /email are not named).
+	// What a user is told, exactly. FINDING: the problem's pointers (/name, /registration_no, /email) are dropped and
+	// Request Names is not named, so "is required" x3 does not say which field or which setting.
 	expect(plain.error?.message).toBe('The Service refused the request (422): The invitation was not sent.: is required; is required; is required');
 	expect(plain.error?.description).toBe('Check the parameters of this node against what the Service expects. (POST /v1/reader/invitations)');
 	expect(service.writes.length).toBe(before);
