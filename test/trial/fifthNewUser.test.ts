@@ -203,7 +203,7 @@ test('6. Policy Run > Create: 202 with a Location that 404s, then Wait for State
 	expect(service.writes.slice(before)).toEqual([{ route: 'policy-runs', body: { ke: 'KE700103' } }]);
 	// Found the way the error says: the statement is listed (after statementDelayMs), naming run_ref only in its text.
 	const runRef = /"run_ref":"(run_[0-9a-f]+)"/.exec(waited.words)![1];
-	await new Promise((resolve) => setTimeout(resolve, 400));
+	await new Promise((resolve) => setTimeout(resolve, 800));
 	const statements = await run(credential(CURSOR_HEADER), getMany('statement', { returnAll: true }));
 	expect(statements.items.filter((s) => JSON.stringify(s.observations) === JSON.stringify([`run ${runRef}`]))).toEqual([expect.objectContaining({ ke: 'KE700103' })]);
 });
