@@ -193,16 +193,15 @@ test('6. Policy Run > Create: 202 with a Location that 404s, then Wait for State
 	expect(plain.items).toEqual([expect.objectContaining({ run_ref: expect.stringMatching(/^run_/), state: 'queued', statement_wait: 'did_not_wait', _reader: expect.objectContaining({ job: 'not_followed' }) })]);
 	expect((plain.items[0]._reader as IDataObject).job_note).toContain('answered 404');
 
-	// FINDING: the answer's id is `run_ref` (and the statement names the run only in its observations), so Wait for
-	// Statement cannot match: it fails loudly, but the accepted run reaches no output item; it was created once.
+	// The answer's id is `run_ref` (and the statement names the run only in its observations): Wait for Statement cannot
+	// match it, and says so in statement_wait; the accepted run is passed on, created once.
 	const before = service.writes.length;
 	const waited = await run(credential(CURSOR_HEADER), { resource: 'policyRun', operation: 'create', ke: 'KE700103', options: { statementWait: 6 } });
-	expect(waited.error?.message).toBe('The run was created, but its answer names no identifier to find its statement by');
-	expect(waited.words).toContain('Wait for Statement matches the statement by the run\'s id (or its statement_id); the Service sent: {"run_ref":"run_');
-	expect(waited.words).toContain('The run stays at the Service: read its statement with Statement > Get Many.');
+	expect(waited.error).toBeUndefined();
+	expect(waited.items[0]).toMatchObject({ statement_wait: 'no_identifier', statement_location: '/v1/reader/exports/statements' });
 	expect(service.writes.slice(before)).toEqual([{ route: 'policy-runs', body: { ke: 'KE700103' } }]);
-	// Found the way the error says: the statement is listed (after statementDelayMs), naming run_ref only in its text.
-	const runRef = /"run_ref":"(run_[0-9a-f]+)"/.exec(waited.words)![1];
+	// Found as statement_location says: the statement is listed (after statementDelayMs), naming run_ref only in its text.
+	const runRef = String(waited.items[0].run_ref);
 	await new Promise((resolve) => setTimeout(resolve, 800));
 	const statements = await run(credential(CURSOR_HEADER), getMany('statement', { returnAll: true }));
 	expect(statements.items.filter((s) => JSON.stringify(s.observations) === JSON.stringify([`run ${runRef}`]))).toEqual([expect.objectContaining({ ke: 'KE700103' })]);

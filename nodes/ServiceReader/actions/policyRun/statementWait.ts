@@ -3,16 +3,17 @@
  * statement is listed at the statements export"). Matching is pure; the wait reads the export's pages.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { findId, findRecordWith, isRecord, sampleOf, type Fields } from '../../../shared/answerShape';
+import { findId, findRecordWith, isRecord, type Fields } from '../../../shared/answerShape';
 import { pageRows } from '../../../shared/exportRows';
 import { cursorPages } from '../../../shared/paging';
 import { exportPaging, pageFetcher } from '../../../shared/transport/pageFetch';
 import { getServiceSettings } from '../../../shared/transport/serviceRequest';
 
 /** What the node says it did: `statement_wait` of its output. */
-export type StatementWait = 'found' | 'did_not_wait' | 'gave_up';
+/** `no_identifier`: the run's answer names nothing to match its statement by; the run is passed on, never failed. */
+export type StatementWait = 'found' | 'did_not_wait' | 'gave_up' | 'no_identifier';
 
 const RUN_ID = ['run_id', 'policy_run_id', 'runId', 'policyRunId', 'id'];
 const STATEMENT_ID = ['statement_id', 'statementId'];
@@ -65,12 +66,8 @@ export async function waitForStatement(
 	boundMs: number,
 ): Promise<{ wait: StatementWait; statement?: Fields; readings: number }> {
 	const ids = runIdentifiers(run);
-	if (ids.runId === undefined && ids.statementId === undefined) {
-		throw new NodeOperationError(this.getNode(), 'The run was created, but its answer names no identifier to find its statement by', {
-			description: `Wait for Statement matches the statement by the run's id (or its statement_id); the Service sent: ${sampleOf(run)}. The run stays at the Service: read its statement with Statement > Get Many.`,
-			itemIndex,
-		});
-	}
+	// The run was made: passed on, saying the wait could not match it (statement_wait), never reported failed.
+	if (ids.runId === undefined && ids.statementId === undefined) return { wait: 'no_identifier', readings: 0 };
 	const settings = await getServiceSettings.call(this, itemIndex);
 	const startedAt = Date.now();
 	for (let readings = 1; ; readings++) {
