@@ -144,11 +144,8 @@ function isDigit(c: number): boolean {
 export function keepsExact(token: string): boolean {
 	const parts = numberParts(token);
 	if (parts === undefined) return true;
-	if (parts.frac === '' && parts.exp === '') {
-		// An integer: exact within ±(2^53−1) only (beyond, two tokens may read as one double).
-		if (parts.int.length !== MAX_SAFE_DIGITS.length) return parts.int.length < MAX_SAFE_DIGITS.length;
-		return parts.int <= MAX_SAFE_DIGITS;
-	}
+	// An integer shorter than 2^53's digits is exact; a longer one only when its double gives back its digits (2^53 does, 2^53 + 1 does not).
+	if (parts.frac === '' && parts.exp === '' && parts.int.length < MAX_SAFE_DIGITS.length) return true;
 	// Fifteen significant digits always survive a double, unless the exponent over- or underflows it.
 	if (parts.exp === '' && parts.int.length + parts.frac.length <= 15) return true;
 	const value = Number(token);
