@@ -95,6 +95,12 @@ describe('jobs: followJob with a made-up Service and clock', () => {
 		expect(asked).toEqual(['https://svc.example.com/jobs/1']);
 	});
 
+	test('a job URL with a user name or password is refused before anything is sent, even on the same origin', async () => {
+		const { deps, asked } = service([]);
+		await expect(followJob('https://user:pw@svc.example.com/jobs/1', accepted, deps)).rejects.toThrow('The Service named a job to follow at an address with a user name or password, which is not asked');
+		expect(asked).toEqual([]);
+	});
+
 	test('never done: fails within Job Wait, naming the setting and the path only', async () => {
 		const { deps, slept } = service([], 10_000);
 		const error = (await followJob('/jobs/1?sig=secret', accepted, deps).catch((e: unknown) => e)) as JobError;

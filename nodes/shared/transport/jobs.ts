@@ -134,6 +134,8 @@ export function sameOrigin(reference: string, baseUrl: string): { url: URL } | {
 	if (!URL.canParse(reference, `${baseUrl}/`)) return { refused: 'an address that is not a URL' };
 	const url = new URL(reference, `${baseUrl}/`);
 	const base = new URL(baseUrl);
+	// A user name or password would go as Authorization: Basic, in place of the credential's header.
+	if (url.username !== '' || url.password !== '') return { refused: 'an address with a user name or password' };
 	if (url.origin === base.origin) return { url };
 	return { refused: url.protocol === base.protocol ? url.host : `${url.protocol}//${url.host}` };
 }
@@ -251,7 +253,7 @@ function checked(reference: string, baseUrl: string, what: string): URL {
 	const where = sameOrigin(reference, baseUrl);
 	if ('url' in where) return where.url;
 	throw new JobError(
-		`The Service named a ${what} on another origin (${where.refused}), which is not asked`,
+		where.refused.startsWith('an address') ? `The Service named a ${what} at ${where.refused}, which is not asked` : `The Service named a ${what} on another origin (${where.refused}), which is not asked`,
 		`The access token goes to the Base URL's origin only, so nothing was sent there. The request was accepted and not sent again: check its result at the Service. If the Service has moved, put its new https address in the Base URL of the Service API credential.`,
 	);
 }
