@@ -68,3 +68,12 @@ describe('Add Company Details: the portfolio row of a company', () => {
 		);
 	});
 });
+
+test('a Service field named __proto__ is added as a plain own field, never as the item\'s prototype', () => {
+	const attributes = JSON.parse('{"__proto__": {"polluted": true}, "name": "Acme"}') as Record<string, unknown>;
+	const item = withAdded({ id: '1' }, attributes);
+	expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+	expect((item as { polluted?: unknown }).polluted).toBeUndefined();
+	expect(Object.getOwnPropertyDescriptor(item, '__proto__')?.value).toEqual({ polluted: true });
+	expect(JSON.parse(JSON.stringify(item))).toEqual(JSON.parse('{"id": "1", "__proto__": {"polluted": true}, "name": "Acme"}'));
+});
