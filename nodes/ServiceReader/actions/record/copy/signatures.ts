@@ -231,6 +231,11 @@ export function publishedSignature(field: string, text: string | undefined, suit
  * to check at all is not a verdict: UnreadableVerification naming `field`.
  */
 export function signatureVerifies(bytes: Buffer, key: KeyObject, suite: SignatureSuite, signature: PublishedSignature, field: string): boolean {
+	// OpenSSL answers "does not verify" for an RSA key it will not use (over 16,384 bits): that is no verdict either.
+	const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+	if (suite.scheme !== 'ed25519' && suite.scheme !== 'ecdsa' && bits > RSA_MAX_BITS) {
+		throw new UnreadableVerification(field, `The Service's ${field} could not be checked: its RSA key has ${bits} bits, more than the ${RSA_MAX_BITS} Node's crypto checks`);
+	}
 	let problem = '';
 	try {
 		return verifies(bytes, key, suite, signature);
@@ -239,6 +244,9 @@ export function signatureVerifies(bytes: Buffer, key: KeyObject, suite: Signatur
 	}
 	throw new UnreadableVerification(field, `The Service's ${field} could not be checked as an ${suiteLabel(suite)} signature with its key (Node: ${problem})`);
 }
+
+/** The largest RSA modulus OpenSSL verifies with (OPENSSL_RSA_MAX_MODULUS_BITS). */
+const RSA_MAX_BITS = 16_384;
 
 function verifies(bytes: Buffer, key: KeyObject, suite: SignatureSuite, signature: PublishedSignature): boolean {
 	if (suite.scheme === 'ed25519') return verify(null, bytes, key, signature.bytes);
