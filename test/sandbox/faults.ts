@@ -91,7 +91,7 @@ export type RouteFault = {
 	 */
 	| { mode: 'echoToken'; status: number; form?: TokenForm; in?: 'message' | 'code' | 'cursor' | 'wwwAuthenticate' | 'fileName'; /** Characters before the token, so that a shortening cuts through it. */ pad?: number }
 	/** 200 with a JSON body sent one byte every `everyMs` (a Service that never pauses long, and never ends soon). */
-	| { mode: 'drip'; everyMs: number; body: string }
+	| { mode: 'drip'; everyMs: number; body: string; /** Default 200. */ status?: number }
 	/** A literal answer; `bodyEncoding: 'latin1'` sends each character of `body` as one byte (a windows-1252 page). */
 	| { mode: 'answer'; status: number; contentType: string; body: string; headers?: Record<string, string>; bodyEncoding?: 'utf8' | 'latin1' }
 );

@@ -95,7 +95,7 @@ export function answerRouteFault(fault: RouteFault, req: IncomingMessage, res: S
 			return;
 		}
 		case 'drip': {
-			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.writeHead(fault.status ?? 200, { 'Content-Type': 'application/json' });
 			let at = 0;
 			const timer = setInterval(() => {
 				if (res.destroyed || at >= fault.body.length) {

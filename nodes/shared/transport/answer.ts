@@ -115,7 +115,8 @@ export function readFailure(error: unknown): BodyRead {
 }
 
 /** An error body, capped well below the answer cap (only its words are shown), token removed. */
-export async function readErrorText(body: unknown, settings: ServiceSettings, deadline?: { at: number; ms: number }): Promise<Buffer> {
+/** An error body's text, within the answer's deadline (from its request's start: a body that trickles ends there too). */
+export async function readErrorText(body: unknown, settings: ServiceSettings, deadline: { at: number; ms: number }): Promise<Buffer> {
 	const bytes = await readCapped(body, settings.requestTimeoutMs, Math.min(settings.maxResponseBytes, ERROR_BODY_BYTES), deadline).catch(
 		(error: unknown) => {
 			if (error instanceof BodyReadError && error.kind === 'too-large') return Buffer.alloc(0);

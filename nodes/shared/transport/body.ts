@@ -104,7 +104,7 @@ export async function* idleGuarded(
  * The whole body, failing once it grows past `maxBytes` (the rest is not read), or when it is not
  * whole by `deadline` (the request's start plus the Request Timeout).
  */
-export async function readCapped(body: unknown, idleMs: number, maxBytes: number, deadline?: { at: number; ms: number }): Promise<Buffer> {
+export async function readCapped(body: unknown, idleMs: number, maxBytes: number, deadline: { at: number; ms: number }): Promise<Buffer> {
 	if (Buffer.isBuffer(body)) return body;
 	if (typeof body === 'string') return Buffer.from(body);
 	if (!isStream(body)) return Buffer.alloc(0);
@@ -136,7 +136,7 @@ function formatBytes(bytes: number): string {
  * The first `maxBytes` of a body and whether there was more: the rest is not read, the stream is
  * released. For answers looked at, never passed on whole (Check Settings' probes).
  */
-export async function readPrefix(body: unknown, idleMs: number, maxBytes: number, deadline?: { at: number; ms: number }): Promise<{ bytes: Buffer; truncated: boolean }> {
+export async function readPrefix(body: unknown, idleMs: number, maxBytes: number, deadline: { at: number; ms: number }): Promise<{ bytes: Buffer; truncated: boolean }> {
 	if (!isStream(body)) {
 		const whole = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : Buffer.alloc(0);
 		return { bytes: whole.subarray(0, maxBytes), truncated: whole.length > maxBytes };

@@ -220,17 +220,24 @@ async function acceptedAnswer(
 			202,
 		);
 	}
+	// One deadline per answer, from its request's start (not from its headers): a poll's or a result's body included.
+	const deadlines = new WeakMap<object, { at: number; ms: number }>();
+	const deadlineOf = (raw: object) => deadlines.get(raw) ?? { at: Date.now() + settings.requestTimeoutMs, ms: settings.requestTimeoutMs };
 	const deps: JobDeps = {
 		baseUrl: settings.baseUrl,
 		waitMs: settings.jobWaitMs,
-		get: async (url) => await send.call(this, settings, { method: 'GET', path: '' }, url),
-		read: async (raw, asResult) => {
+		get: async (url) => {
 			const deadline = { at: Date.now() + settings.requestTimeoutMs, ms: settings.requestTimeoutMs };
-			const read = await readAnswerBody(raw.body, asResult ? call.response : 'json', settings, headerValue(raw.headers, 'content-type'), deadline);
+			const raw = await send.call(this, settings, { method: 'GET', path: '' }, url);
+			deadlines.set(raw, deadline);
+			return raw;
+		},
+		read: async (raw, asResult) => {
+			const read = await readAnswerBody(raw.body, asResult ? call.response : 'json', settings, headerValue(raw.headers, 'content-type'), deadlineOf(raw));
 			if ('problem' in read) throw new JobError(read.problem.message, read.problem.description, raw.statusCode);
 			return read.body;
 		},
-		said: async (raw) => readErrorBody(await readErrorText(raw.body, settings).catch(() => Buffer.alloc(0))).message,
+		said: async (raw) => readErrorBody(await readErrorText(raw.body, settings, deadlineOf(raw)).catch(() => Buffer.alloc(0))).message,
 		discard: (raw) => discardBody(raw.body),
 		sleep,
 		now: Date.now,
