@@ -68,7 +68,8 @@ export async function serviceRequest<T = unknown>(
 	}
 
 	// A write carries a key the same for its repeats within one execution and item (writeOutcome.ts).
-	const writeKey = idempotent || settings.idempotencyHeader === undefined ? undefined : { header: settings.idempotencyHeader, value: idempotencyKey(writeOrigin(this, spoken.call, itemIndex)) };
+	const origin = idempotent || settings.idempotencyHeader === undefined ? undefined : writeOrigin(this, spoken.call, itemIndex);
+	const writeKey = origin === undefined ? undefined : { header: settings.idempotencyHeader!, value: idempotencyKey(origin) };
 	if (writeKey !== undefined) spoken.call.headers = { ...spoken.call.headers, [writeKey.header]: writeKey.value };
 	// What a write's lost answer is said as: it may have been done, never sent again.
 	const lost = (what: string, extra: JsonObject, httpCode?: number, said = '') => {
@@ -330,8 +331,15 @@ function connectionCode(error: unknown): string {
 	return cause.cause?.code ?? cause.code ?? 'network error';
 }
 
-/** Where a write comes from, for its key: the execution (an activation has none: the workflow), the node, the item, the request. */
+/**
+ * Where a write comes from, for its key: the execution, the node, the item, the request. Outside an
+ * execution (an activation registering its endpoint) none: each activation is a new request, and a key
+ * kept across them would have a Service replay an endpoint deleted since.
+ */
 function writeOrigin(context: ServiceContext, call: ServiceCall, itemIndex: number) {
-	const execution = 'getExecutionId' in context && typeof context.getExecutionId === 'function' ? String(context.getExecutionId()) : `activation:${context.getWorkflow().id ?? ''}`;
+	// An execution's step (it has input items); an activation's hook or a delivery is none.
+	if (!('getInputData' in context) || typeof context.getExecutionId !== 'function') return undefined;
+	const execution = context.getExecutionId();
+	if (typeof execution !== 'string' || execution === '') return undefined;
 	return { execution, node: context.getNode().id ?? context.getNode().name, item: itemIndex, method: call.method, path: call.path, body: call.body };
 }
