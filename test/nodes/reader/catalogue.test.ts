@@ -60,7 +60,7 @@ test('a catalogue whose cursors never end stops at 100 pages, far below Max Page
 
 	expect(result.output(READER)).toEqual([]);
 	expect(result.error(READER)?.message).toBe('The event catalogue did not end after 100 pages, the most read of it');
-	expect(result.error(READER)?.description).toContain('check Cursor Parameter under Advanced Settings');
+	expect(result.error(READER)?.description).toContain('check Cursor Parameter and Send Cursor As under Advanced Settings');
 	expect(sandbox.control.requests({ path: CATALOGUE })).toHaveLength(100);
 });
 
