@@ -47,6 +47,52 @@ export function maskCutToken(text: string, token: string): string {
 	return text;
 }
 
+/** A JSON string literal's value, `"` to `"`; a literal cut at the text's end read up to its last whole escape. */
+function literalValue(literal: string, closed: boolean): string | undefined {
+	const tries = closed ? [literal] : Array.from({ length: 6 }, (_, cut) => `${literal.slice(0, literal.length - cut)}"`);
+	for (const attempt of tries) {
+		try {
+			const value: unknown = JSON.parse(attempt);
+			if (typeof value === 'string') return value;
+		} catch {
+			// A cut escape: try one character shorter.
+		}
+	}
+	return undefined;
+}
+
+/**
+ * `text` (bytes read as latin1) with every JSON string literal whose escapes hid the token (`\\u005F`
+ * decodes to `\u005F`, which decodes to `_`) written again with it masked; the rest as it was. Only
+ * literals with a backslash are parsed: the bytes' own redaction has seen the others whole. A linear scan.
+ */
+export function redactJsonStrings(text: string, token: string): string {
+	const secret = token.trim();
+	if (secret.length < SHORTEST_TOKEN || !text.includes('\\')) return text;
+	const { redact } = tokenRedactors(secret);
+	let out = '';
+	let kept = 0;
+	let at = text.indexOf('"');
+	while (at >= 0) {
+		let end = at + 1;
+		while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+		const closed = end < text.length;
+		const literal = text.slice(at, closed ? end + 1 : text.length);
+		const value = literal.includes('\\') ? literalValue(literal, closed) : undefined;
+		if (value !== undefined) {
+			const clean = closed ? redact(value) : maskCutToken(redact(value), secret);
+			if (clean !== value) {
+				// Characters past latin1 escaped, so that the text stays one byte per character.
+				const written = JSON.stringify(clean).replace(/[\u0100-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+				out += text.slice(kept, at) + (closed ? written : written.slice(0, -1));
+				kept = closed ? end + 1 : text.length;
+			}
+		}
+		at = closed ? text.indexOf('"', end + 1) : -1;
+	}
+	return out + text.slice(kept);
+}
+
 export function tokenRedactors(token: string): TokenRedactors {
 	const secret = token.trim();
 	if (secret.length < SHORTEST_TOKEN) return identity;

@@ -13,7 +13,7 @@ import { readPrefix } from './body';
 import { isTimeout } from './errors';
 import { streamedRequest } from './requestOptions';
 import { withoutTrailingSlashes } from './settings';
-import { maskCutToken, tokenRedactors } from '../redaction';
+import { maskCutToken, redactJsonStrings, tokenRedactors } from '../redaction';
 
 /** The credential's own fields; every other one lives behind the Advanced Settings switch. */
 const MAIN_FIELDS = new Set(['baseUrl', 'accessToken']);
@@ -61,7 +61,10 @@ export async function probeAnswer(status: number, headers: Record<string, unknow
 		map.set(redact(name.toLowerCase()), redact(Array.isArray(value) ? value.map(String).join(', ') : String(value)));
 	}
 	const read = await readPrefix(body, timeoutMs, PROBE_LIMITS.bodyBytes, { at: startedAt + timeoutMs, ms: timeoutMs });
-	let bytes = redactBytes(read.bytes);
+	// A JSON string's escapes first: a token behind an escape of an escape shows only once parsed, and
+	// masking bytes inside a literal could leave half an escape (`\\***`) that no longer parses.
+	let bytes = read.bytes.includes(0x5c) ? Buffer.from(redactJsonStrings(read.bytes.toString('latin1'), token), 'latin1') : read.bytes;
+	bytes = redactBytes(bytes);
 	if (read.truncated) bytes = Buffer.from(maskCutToken(bytes.toString('latin1'), token), 'latin1');
 	return { status, headers: map, body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), truncated: read.truncated };
 }
