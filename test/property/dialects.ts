@@ -72,6 +72,7 @@ export const requestDialect: fc.Arbitrary<RequestDialect> = fc.record({
 		Object.fromEntries(Object.entries(NAME_CHOICES).map(([concept, names]) => [concept, fc.option(fc.constantFrom(...names!), { nil: undefined })])),
 	).map((drawn) => Object.fromEntries(Object.entries(drawn).filter(([, name]) => name !== undefined)) as RequestDialect['names']),
 	unknownNames: fc.constantFrom<RequestDialect['unknownNames']>('refuse', 'ignore'),
+	refusalWords: fc.constantFrom<NonNullable<RequestDialect['refusalWords']>>('unknown', 'missing'),
 	importUpload: fc.oneof(
 		fc.constant<RequestDialect['importUpload']>({ form: 'csv' }),
 		fc.constantFrom('file', 'upload', 'csv').map((field): RequestDialect['importUpload'] => ({ form: 'multipart', field })),

@@ -17,7 +17,8 @@ import { envelopeHint, JSON_API_TYPE, jsonApiBody, readableEnvelope } from './en
 import { describeServiceError, isTimeout, readErrorBody } from './errors';
 import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from './jobs';
 import type { RequestScope, SentRequest } from './requestNames';
-import { conceptLabel, CONCEPT_IDS, errorBodyWords, REQUEST_CONCEPTS, multipartBody, namesHint, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
+import { conceptLabel, CONCEPT_IDS, REQUEST_CONCEPTS, multipartBody, REQUEST_NAMES_SETTING, RequestNamesError, spokenRequest, unechoedConcepts } from './requestNames';
+import { errorBodyWords, namesHint } from './refusalNames';
 import { followDownload, isFollowedRedirect } from './redirects';
 import { streamedRequest } from './requestOptions';
 import { askedWait, isRetryableStatus, retryDelayMs } from './retry';
