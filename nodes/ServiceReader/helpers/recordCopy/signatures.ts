@@ -23,6 +23,8 @@ const READ = 'Ed25519, ES256, ES384, PS256/384/512 and RS256/384/512 are read';
 const HASH_LABELS: Record<HashName, string> = { sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
 const CURVES = new Map<string, Curve>([['prime256v1', 'P-256'], ['secp384r1', 'P-384']]);
 const KEY_WORDS = new Map<string, string>([['ed25519', 'an Ed25519 key'], ['rsa', 'an RSA key'], ['rsa-pss', 'an RSA-PSS key']]);
+/** OpenSSL's OPENSSL_RSA_MAX_MODULUS_BITS: a longer key never verifies, whatever the signature. */
+const MAX_RSA_BITS = 16_384;
 const CURVE_SIZES: Record<Curve, number> = { 'P-256': 32, 'P-384': 48 };
 const CURVE_HASHES: Record<Curve, HashName> = { 'P-256': 'sha256', 'P-384': 'sha384' };
 // DER prefix of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows it.
@@ -182,6 +184,11 @@ export function signatureSuite(declared: readonly Declared[], key: KeyObject, ke
 	}
 	if (type === 'rsa' || type === 'rsa-pss') {
 		if (said !== undefined && !said.scheme.startsWith('rsa')) throw refuse('');
+		// OpenSSL answers "does not verify" for a key it will not use: said as a check that could not run, never as a mismatch.
+		const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+		const exponent = key.asymmetricKeyDetails?.publicExponent ?? 0n;
+		if (bits > MAX_RSA_BITS) throw new UnreadableVerification(keyField, `The Service's ${keyField} is an RSA key of ${bits} bits: over ${MAX_RSA_BITS.toLocaleString('en')} bits OpenSSL checks no signature, so the check could not run`);
+		if (bits > 3072 && exponent >= 2n ** 64n) throw new UnreadableVerification(keyField, `The Service's ${keyField} is an RSA key of ${bits} bits with a public exponent over 64 bits, which OpenSSL does not use, so the check could not run`);
 		const keyHashName = type === 'rsa-pss' ? key.asymmetricKeyDetails?.hashAlgorithm?.replace('-', '') : undefined;
 		const keyHash = (['sha256', 'sha384', 'sha512'] as const).find((name) => name === keyHashName);
 		if (keyHashName !== undefined && keyHash === undefined) throw refuse(`its parameters sign with ${keyHashName}, which cannot be checked here (${READ})`);
