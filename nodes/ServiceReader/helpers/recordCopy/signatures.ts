@@ -72,17 +72,18 @@ export function signatureAlgorithmNamed(name: string): { scheme: Scheme | 'rsa';
  * The public key from a JWK (object or JSON text; a JWK set of one key), PEM (SPKI, PKCS#1 `RSA PUBLIC KEY`,
  * a certificate), DER (SPKI or PKCS#1), a raw Ed25519 key (32 bytes) or EC point (65 or 97 bytes), in hex,
  * base64 or base64url, flat or in an object (`{"pem": ...}`). Throws an Error saying what it is instead.
+ * `raw` false: not the forms other values share (32 bytes, a digest's size; bare PKCS#1, a DER signature's shape).
  */
-export function publicKeyOf(value: unknown, depth = 0): KeyObject {
+export function publicKeyOf(value: unknown, depth = 0, raw = true): KeyObject {
 	if (isRecord(value) && own(value, 'kty')) return fromNode(() => createPublicKey({ key: value as JsonWebKey, format: 'jwk' }), 'a JWK');
 	if (isRecord(value) && Array.isArray(value.keys)) {
 		if (value.keys.length !== 1) throw new UnreadableKey(`a JWK set of ${value.keys.length} keys, where one key is read`);
-		return publicKeyOf(value.keys[0], depth + 1);
+		return publicKeyOf(value.keys[0], depth + 1, raw);
 	}
 	if (isRecord(value) && depth < 3) {
 		const inner = firstOwn(value, KEY_VALUE_NAMES);
 		if (inner === undefined) throw new UnreadableKey(`${kindOf(value)}, none of them a key`);
-		return publicKeyOf(inner.value, depth + 1);
+		return publicKeyOf(inner.value, depth + 1, raw);
 	}
 	if (typeof value !== 'string') throw new UnreadableKey(`${kindOf(value)}, not a key`);
 	const text = value.trim();
@@ -94,11 +95,12 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 			// Said below, outside the catch.
 		}
 		if (parsed === UNPARSED) throw new UnreadableKey(`${kindOf(value)} starting with { that is not JSON`);
-		return publicKeyOf(parsed, depth + 1);
+		return publicKeyOf(parsed, depth + 1, raw);
 	}
 	if (text.startsWith('-----BEGIN')) return fromNode(() => createPublicKey(text), 'PEM');
-	const raw = decodeBytes(text, [32]);
-	if (raw !== undefined) return fromNode(() => createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }), 'a raw Ed25519 key');
+	// 32 bytes are a raw Ed25519 key only where the field says it holds a key: as many bytes are a SHA-256 digest.
+	const ed25519 = raw ? decodeBytes(text, [32]) : undefined;
+	if (ed25519 !== undefined) return fromNode(() => createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, ed25519]), format: 'der', type: 'spki' }), 'a raw Ed25519 key');
 	const bytes = decodeAnyBytes(text);
 	if (bytes !== undefined && bytes[0] === 0x04 && (bytes.length === 65 || bytes.length === 97)) {
 		// An uncompressed EC point (0x04 ‖ x ‖ y): its size says the curve.
@@ -110,6 +112,8 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 	try {
 		return createPublicKey({ key: bytes, format: 'der', type: 'spki' });
 	} catch {
+		// PKCS#1 is a SEQUENCE of two INTEGERs, as a DER ECDSA signature is: a key only where the field says so.
+		if (!raw) throw new UnreadableKey('DER that is not SPKI');
 		return fromNode(() => createPublicKey({ key: bytes, format: 'der', type: 'pkcs1' }), 'DER (neither SPKI nor PKCS#1)');
 	}
 }
