@@ -41,6 +41,7 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 		signatureSuite: fc.constantFrom<VerificationForms['signatureSuite']>('Ed25519', 'ES256', 'ES384', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'),
 		ecdsaEncoding: fc.constantFrom<VerificationForms['ecdsaEncoding']>('der', 'p1363'),
 		namesAlgorithm: fc.boolean(),
+		keyPlace: fc.constantFrom<NonNullable<VerificationForms['keyPlace']>>('public_key', 'public_key_pem', 'verification.key', 'keys'),
 	}),
 	compressed: fc.boolean(),
 });

@@ -140,6 +140,7 @@ function readingsOf(answer: VerificationAnswer, fields: VerificationFields): Rea
 	const outsideKeys = (leaf: Leaf) => !keyPaths.some((path) => within(leaf.path, path));
 
 	const options: Reading[] = [];
+	const byNames: Array<() => Reading[]> = [];
 	let firstProblem: unknown;
 	for (const candidate of keys) {
 		const algorithms = algorithmsOf(answer, leaves, candidate);
@@ -168,11 +169,12 @@ function readingsOf(answer: VerificationAnswer, fields: VerificationFields): Rea
 			}
 			return found;
 		};
-		const byValue = combine(digests, signatures);
-		// None found by value: the fields named like one too, whose errors say what they hold instead.
+		options.push(...combine(digests, signatures));
+		// Found by value with no key: the fields named like one too, whose errors say what they hold instead.
 		const withNames = (leaves: readonly Leaf[], names: readonly string[]) => [...leaves, ...byName(answer, names).filter((leaf) => !leaves.some((other) => other.path === leaf.path))];
-		options.push(...(byValue.length > 0 ? byValue : combine(withNames(digests, DIGEST_NAMES), withNames(signatures, SIGNATURE_NAMES))));
+		byNames.push(() => combine(withNames(digests, DIGEST_NAMES), withNames(signatures, SIGNATURE_NAMES)));
 	}
+	if (options.length === 0) for (const read of byNames) options.push(...read());
 	const best = bestNamed(options.map((option) => option.parts));
 	const chosen = options.filter((option) => best.includes(option.parts));
 	if (chosen.length > 0) return chosen;
@@ -212,14 +214,16 @@ function byName(answer: Fields, names: readonly string[]): Leaf[] {
  */
 function keyCandidates(answer: Fields, leaves: readonly Leaf[], fields: VerificationFields): KeyCandidate[] {
 	const read = (leaf: Leaf): KeyCandidate => {
+		let problem = '';
 		try {
 			return { ...leaf, key: publicKeyOf(leaf.value) };
 		} catch (error) {
-			throw new UnreadableVerification(
-				leaf.path,
-				`The Service's ${leaf.path} could not be read as a public key (${(error as Error).message}); it is read as a JWK (an object or its JSON text), PEM (SPKI or PKCS#1), or DER (SPKI or PKCS#1), a raw Ed25519 key or EC point in hex, base64 or base64url`,
-			);
+			problem = (error as Error).message;
 		}
+		throw new UnreadableVerification(
+			leaf.path,
+			`The Service's ${leaf.path} could not be read as a public key (${problem}); it is read as a JWK (an object or its JSON text), PEM (SPKI or PKCS#1), or DER (SPKI or PKCS#1), a raw Ed25519 key or EC point in hex, base64 or base64url`,
+		);
 	};
 	if (fields.key !== undefined) return [read(named(answer, fields.key, 'key'))];
 	const strong = leaves.flatMap((leaf): KeyCandidate[] => {

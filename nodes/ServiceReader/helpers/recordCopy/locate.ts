@@ -97,11 +97,12 @@ export interface Parts {
 }
 
 /**
- * The part sets the answer's values allow, best named first: every key with every digest and
- * signature that are other fields. Only those as well named as the best are kept: names break ties.
+ * Of the part sets the answer's values allow, those as well named as the best: names break the tie
+ * between a digest and a signature of one length (SHA-512 and Ed25519 are both 64 bytes). Two keys
+ * are never told apart by name (`next_key` is a key too): the caller checks with each.
  */
 export function bestNamed(options: readonly Parts[]): Parts[] {
-	const score = (parts: Parts) => nameFits(parts.key.path, 'key') + nameFits(parts.digest.path, 'digest') + nameFits(parts.signature.path, 'signature');
+	const score = (parts: Parts) => nameFits(parts.digest.path, 'digest') + nameFits(parts.signature.path, 'signature');
 	const best = Math.max(...options.map(score));
 	return options.filter((parts) => score(parts) === best);
 }

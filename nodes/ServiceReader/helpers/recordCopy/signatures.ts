@@ -112,10 +112,11 @@ export function publicKeyOf(value: unknown, depth = 0, raw = true): KeyObject {
 	try {
 		return createPublicKey({ key: bytes, format: 'der', type: 'spki' });
 	} catch {
-		// PKCS#1 is a SEQUENCE of two INTEGERs, as a DER ECDSA signature is: a key only where the field says so.
-		if (!raw) throw new UnreadableKey('DER that is not SPKI');
-		return fromNode(() => createPublicKey({ key: bytes, format: 'der', type: 'pkcs1' }), 'DER (neither SPKI nor PKCS#1)');
+		// Not SPKI: read as PKCS#1 below.
 	}
+	// PKCS#1 is a SEQUENCE of two INTEGERs, as a DER ECDSA signature is: a key only where the field says so.
+	if (!raw) throw new UnreadableKey('DER that is not SPKI');
+	return fromNode(() => createPublicKey({ key: bytes, format: 'der', type: 'pkcs1' }), 'DER (neither SPKI nor PKCS#1)');
 }
 
 /** The `alg` a JWK key says (an object, a JWK set of one, or its JSON text), if any. */
