@@ -123,3 +123,11 @@ test('Verification Fields naming a part outright: that field, read for its error
 	expect(() => checkRecordCopy(bytes, answer, { signature: 'verification.public_key_pem' })).toThrow(expect.objectContaining({ field: 'verification.public_key_pem' }));
 	expect(() => checkRecordCopy(bytes, answer, { key: 'verification.missing' })).toThrow('has no field verification.missing (Public Key Field under Verification Fields of this node)');
 });
+
+test('more fields that may be a part than are weighed: named, for Verification Fields to settle, never one picked', () => {
+	const bytes = Buffer.from('{"ks":"KS-1"}');
+	const keys = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`key_${i}`, generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }).toString()]));
+	const answer = { ...keys, sha256: createHash('sha256').update(bytes).digest('hex'), signature: Buffer.alloc(64).toString('hex') };
+	expect(() => checkRecordCopy(bytes, answer)).toThrow('has 5 fields that may be the public key (key_0, key_1, key_2, key_3, key_4): set Public Key Field under Verification Fields of this node');
+	expect(checkRecordCopy(bytes, answer, { key: 'key_0' }).copy_matches).toBe(false);
+});

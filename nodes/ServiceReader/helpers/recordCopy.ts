@@ -124,6 +124,13 @@ const tries = <T>(read: () => T): T | undefined => {
 	}
 };
 
+/** More fields fit a part than are weighed (each set is checked): named, for the setting to settle. */
+const MAX_FITTING = { key: 4, digest: 6, signature: 6 } as const;
+function tooMany(role: keyof VerificationFields, found: readonly Leaf[]): void {
+	if (found.length <= MAX_FITTING[role]) return;
+	throw new UnreadableVerification(found[0].path, `The Service's verification has ${found.length} fields that may be ${ROLE_WORDS[role]} (${found.slice(0, 8).map((leaf) => leaf.path).join(', ')}${found.length > 8 ? ', …' : ''}): set ${FIELD_LABELS[role]} under Verification Fields of this node to the one it is`);
+}
+
 /** A user's field, or the error saying the answer has none at that path. */
 function named(answer: Fields, path: string, role: keyof VerificationFields): Leaf {
 	const leaf = valueAt(answer, path);
@@ -142,6 +149,7 @@ function readingsOf(answer: VerificationAnswer, fields: VerificationFields): Rea
 	const options: Reading[] = [];
 	const byNames: Array<() => Reading[]> = [];
 	let firstProblem: unknown;
+	tooMany('key', keys);
 	for (const candidate of keys) {
 		const algorithms = algorithmsOf(answer, leaves, candidate);
 		const digestSaid = algorithms.filter((entry) => typeof entry.value === 'string' && digestAlgorithmNamed(entry.value) !== undefined);
@@ -158,6 +166,8 @@ function readingsOf(answer: VerificationAnswer, fields: VerificationFields): Rea
 		const readSignature = (leaf: Leaf) => publishedSignature(leaf.path, textOf(leaf.value), suite, candidate.key, leaf.value);
 		const digests = fields.digest !== undefined ? [named(answer, fields.digest, 'digest')] : strings.filter((leaf) => outsideKeys(leaf) && tries(() => readDigest(leaf)) !== undefined);
 		const signatures = fields.signature !== undefined ? [named(answer, fields.signature, 'signature')] : strings.filter((leaf) => outsideKeys(leaf) && tries(() => readSignature(leaf)) !== undefined);
+		tooMany('digest', digests);
+		tooMany('signature', signatures);
 		const combine = (digestLeaves: readonly Leaf[], signatureLeaves: readonly Leaf[]) => {
 			const found: Reading[] = [];
 			for (const digestLeaf of digestLeaves) {
