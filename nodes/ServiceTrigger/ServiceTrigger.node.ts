@@ -92,7 +92,7 @@ export class ServiceTrigger implements INodeType {
 					},
 					{
 						displayName: 'Signing Secret Field',
-						name: 'signingSecretField',
+						name: 'signingField',
 						type: 'string',
 						default: '',
 						placeholder: 'endpoint.signing.secret',

@@ -58,14 +58,22 @@ export function secretShaped(text: string): boolean {
 function randomBytesText(text: string): boolean {
 	if (text.length < 22 || text.length > 132) return false;
 	if (/^[0-9a-fA-F]+$/.test(text)) return text.length % 2 === 0 && text.length >= 32 && text.length <= 128;
-	if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text) || !looksRandom(text.replace(/=+$/, ''))) return false;
+	const bare = unpadded(text);
+	if (!/^[A-Za-z0-9+/_-]+$/.test(bare) || text.length - bare.length > 2 || !looksRandom(bare)) return false;
 	// Words joined by separators (`buyer_hooks_production_1`) are a name.
 	if (/[_-]/.test(text) && text.split(/[_-]/).every((part) => /^[a-z]*$/.test(part) || /^[0-9]*$/.test(part))) return false;
 	// A UUID is an id, however random.
 	if (text.length === 36 && [8, 13, 18, 23].every((at) => text[at] === '-')) return false;
-	const unpadded = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
-	const bytes = Buffer.from(unpadded, 'base64');
-	return bytes.toString('base64').replace(/=+$/, '') === unpadded && bytes.length >= 16 && bytes.length <= 64;
+	const base64 = bare.replace(/-/g, '+').replace(/_/g, '/');
+	const bytes = Buffer.from(base64, 'base64');
+	return unpadded(bytes.toString('base64')) === base64 && bytes.length >= 16 && bytes.length <= 64;
+}
+
+/** Base64 text less its trailing `=` padding. */
+function unpadded(text: string): string {
+	let end = text.length;
+	while (end > 0 && text[end - 1] === '=') end--;
+	return text.slice(0, end);
 }
 
 /**

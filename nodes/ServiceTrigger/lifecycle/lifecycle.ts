@@ -112,7 +112,7 @@ export async function registerEndpoint(
 	signingKeyEncoding: Parameters<typeof decodeSigningSecret>[1],
 ): Promise<{ id?: string; secret: string }> {
 	const answer = await serviceRequest.call(this, { method: 'POST', path: ENDPOINTS_PATH, body: { url }, names: 'webhook' });
-	const created = readCreatedEndpoint(answer.body, String(this.getNodeParameter('options.signingSecretField', '') ?? ''));
+	const created = readCreatedEndpoint(answer.body, String(this.getNodeParameter('options.signingField', '') ?? ''));
 	// Nothing left behind: an endpoint whose secret cannot be kept is deleted before the error.
 	const removeCreated = async () => (created.id ? await removeEndpoint.call(this, created.id) : await removeEndpointsAt.call(this, url));
 	if (!created.secret) {

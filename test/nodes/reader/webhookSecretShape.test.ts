@@ -39,6 +39,6 @@ test('two values that may be the secret: both named, the endpoint deleted again;
 	expect(JSON.stringify(asked.error(READER))).not.toContain(first);
 
 	answering(body);
-	const settled = await runReader(sandbox, create({ signingSecretField: 'material.current' }));
+	const settled = await runReader(sandbox, create({ signingField: 'material.current' }));
 	expect(settled.output(READER)[0].json).toMatchObject({ id: 'ep-42', secret: second });
 });

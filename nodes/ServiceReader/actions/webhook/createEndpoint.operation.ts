@@ -33,7 +33,7 @@ export const description: INodeProperties[] = [
 	},
 	{
 		displayName: 'Signing Secret Field',
-		name: 'signingSecretField',
+		name: 'signingField',
 		type: 'string',
 		default: '',
 		placeholder: 'endpoint.signing.secret',
@@ -56,7 +56,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: normalisedUrl(url as string) }, names: 'webhook' },
 		{ itemIndex },
 	);
-	const secretField = this.getNodeParameter('signingSecretField', itemIndex, '') as string;
+	const secretField = this.getNodeParameter('signingField', itemIndex, '') as string;
 	const created = readCreatedEndpoint(answer.body, secretField);
 	if (!created.secret) {
 		const body = answer.body;
