@@ -68,7 +68,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!result.shared) return [result.item];
 	const run = result.answer.body as IDataObject;
 	const boundSeconds = Number(this.getNodeParameter('options.statementWait', itemIndex, 0));
-	const waited = Number.isFinite(boundSeconds) && boundSeconds > 0 ? await waitForStatement.call(this, itemIndex, run, boundSeconds * 1000) : { wait: 'did_not_wait' as const };
+	const waited = Number.isFinite(boundSeconds) && boundSeconds > 0 ? await waitForStatement.call(this, itemIndex, run, boundSeconds * 1000, [ke, ...Object.values(extra.fields)]) : { wait: 'did_not_wait' as const };
 	return [
 		{
 			// Beside the Service's fields, never instead (addedFields.ts).
