@@ -35,7 +35,7 @@ test('property: a statement holding the run id under any name at any depth is fo
 			const mine = { sid: 'S-1', ke: 'KE-1001', source: { [rowName]: id } };
 			const other = { sid: 'S-2', ke: 'KE-1001', source: { [rowName]: `R-${n + 1}` } };
 			expect(matchStatement([other, mine], ids)).toBeUndefined();
-			expect(statementsHolding([other, mine], ids)).toEqual([{ statement: mine, paths: [[...wrappers].reverse().concat(runName).join('.')] }]);
+			expect(statementsHolding([other, mine], ids)).toEqual([{ statement: mine, paths: [[...(wrappers as string[])].reverse().concat(runName).join('.')] }]);
 			// A second statement holding the same value: both found, for the caller to name.
 			expect(statementsHolding([mine, { ...mine, sid: 'S-3' }], ids)).toHaveLength(2);
 		}),
