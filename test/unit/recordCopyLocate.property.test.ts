@@ -131,3 +131,10 @@ test('more fields that may be a part than are weighed: named, for Verification F
 	expect(() => checkRecordCopy(bytes, answer)).toThrow('has 5 fields that may be the public key (key_0, key_1, key_2, key_3, key_4): set Public Key Field under Verification Fields of this node');
 	expect(checkRecordCopy(bytes, answer, { key: 'key_0' }).copy_matches).toBe(false);
 });
+
+test('a wrapper holding a `keys` list of texts is no JWK set: the parts inside it are read', () => {
+	const bytes = Buffer.from('{"ks":"KS-1"}');
+	const spki = pairs.Ed25519.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+	const answer = { data: { keys: [spki], sha256: createHash('sha256').update(bytes).digest('hex'), signature: sign(null, bytes, pairs.Ed25519.privateKey).toString('base64') } };
+	expect(checkRecordCopy(bytes, answer).copy_matches).toBe(true);
+});

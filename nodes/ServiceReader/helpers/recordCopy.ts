@@ -143,7 +143,7 @@ function readingsOf(answer: VerificationAnswer, fields: VerificationFields): Rea
 	const leaves = leavesOf(answer);
 	const strings = leaves.filter((leaf) => typeof leaf.value === 'string');
 	const keys = keyCandidates(answer, leaves, fields);
-	const keyPaths = [...keys.map((k) => k.path), ...leaves.filter((leaf) => tries(() => publicKeyOf(leaf.value, 0, false)) !== undefined).map((leaf) => leaf.path)];
+	const keyPaths = [...keys.map((k) => k.path), ...strongKeys(leaves).map((k) => k.path)];
 	const outsideKeys = (leaf: Leaf) => !keyPaths.some((path) => within(leaf.path, path));
 
 	const options: Reading[] = [];
@@ -217,6 +217,17 @@ function byName(answer: Fields, names: readonly string[]): Leaf[] {
 	return found === undefined ? [] : [{ path: found.name, value: found.value }];
 }
 
+/** The values that read as a key by their form alone: text (PEM, JWK text, SPKI DER, an EC point), a JWK, a JWK set. */
+function strongKeys(leaves: readonly Leaf[]): KeyCandidate[] {
+	const jwk = (value: unknown) => isRecord(value) && Object.prototype.hasOwnProperty.call(value, 'kty');
+	// A record holding a `keys` list is a JWK set only when the list holds JWKs: `{"data": {"keys": ["<PEM>"]}}` is not one.
+	const keyForm = (value: unknown) => typeof value === 'string' || jwk(value) || (isRecord(value) && Array.isArray(value.keys) && value.keys.length > 0 && value.keys.every(jwk));
+	return leaves.flatMap((leaf): KeyCandidate[] => {
+		const key = keyForm(leaf.value) ? tries(() => publicKeyOf(leaf.value, 0, false)) : undefined;
+		return key === undefined ? [] : [{ ...leaf, key }];
+	});
+}
+
 /**
  * The keys: the user's field; else every value that reads as a key (PEM, JWK, DER, an EC point), the
  * same key once; else 32 bytes in a field named like a key (a raw Ed25519 key); else the field named
@@ -236,10 +247,7 @@ function keyCandidates(answer: Fields, leaves: readonly Leaf[], fields: Verifica
 		);
 	};
 	if (fields.key !== undefined) return [read(named(answer, fields.key, 'key'))];
-	const strong = leaves.flatMap((leaf): KeyCandidate[] => {
-		const key = typeof leaf.value === 'string' || (isRecord(leaf.value) && (Object.prototype.hasOwnProperty.call(leaf.value, 'kty') || Array.isArray(leaf.value.keys))) ? tries(() => publicKeyOf(leaf.value, 0, false)) : undefined;
-		return key === undefined ? [] : [{ ...leaf, key }];
-	});
+	const strong = strongKeys(leaves);
 	if (strong.length > 0) return distinctKeys(strong);
 	const raw = leaves.filter((leaf) => typeof leaf.value === 'string' && nameFits(leaf.path, 'key') > 0).flatMap((leaf) => {
 		const key = tries(() => publicKeyOf(leaf.value));
