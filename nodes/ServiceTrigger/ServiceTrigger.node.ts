@@ -97,6 +97,14 @@ export class ServiceTrigger implements INodeType {
 						description:
 							"With Add Company Details: the most portfolio pages one reading asks for before the executions waiting on it fail saying so (the credential's Max Pages applies if lower). A portfolio whose cursor never ends costs at most this many requests.",
 					},
+					{
+						displayName: 'Signing Secret Field',
+						name: 'signingField',
+						type: 'string',
+						default: '',
+						placeholder: 'endpoint.signing.secret',
+						description: "Where the Service's answer to registering the endpoint holds the signing secret (a dotted path), when the node cannot tell by the values: activation then names the fields",
+					},
 				],
 			},
 		],

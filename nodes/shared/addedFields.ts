@@ -6,6 +6,8 @@
 type Fields = Record<string, unknown>;
 
 const own = (record: Fields, name: string) => Object.prototype.hasOwnProperty.call(record, name);
+/** `record[name] = value` as an own field: a `__proto__` from the Service is a field, never the prototype. */
+const put = (record: Fields, name: string, value: unknown) => Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
 
 /** How many underscores lead `reader` in `name` (`_reader` 1, `__reader` 2), 0 for any other name. */
 function holderDepth(name: string): number {
@@ -34,10 +36,10 @@ export function withAdded(sent: Fields, added: Fields): Fields {
 	const held: Fields = {};
 	for (const [name, value] of Object.entries(added)) {
 		// The same value under the same name replaces nothing (the import's `row` as the Service numbered it).
-		if (!own(sent, name)) field(result, name, value);
-		else if (!sameJson(sent[name], value)) field(held, name, value);
+		if (!own(sent, name)) put(result, name, value);
+		else if (!sameJson(sent[name], value)) put(held, name, value);
 	}
-	if (Object.keys(held).length > 0) result[addedFieldsKey(sent)] = held;
+	if (Object.keys(held).length > 0) put(result, addedFieldsKey(sent), held);
 	return result;
 }
 
@@ -72,11 +74,6 @@ export function addLater(item: Fields, name: string, value: unknown): Fields {
 	if (depth === 0) return { ...item, [name]: value };
 	const key = `${'_'.repeat(depth)}reader`;
 	return { ...item, [key]: { ...triggerHolder(item), [name]: value } };
-}
-
-/** An own field, whatever its name: `__proto__` from the Service is a plain field, never a prototype. */
-function field(record: Fields, name: string, value: unknown): void {
-	Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -107,7 +107,7 @@ describe('Service Reader on the alt dialect', () => {
 		const invitations = await run({ resource: 'invitation', operation: 'getAll', returnAll: true, format: 'json' }, { advanced: {} });
 		// An application/problem+json error: its words (naming `output`) are read.
 		expect(invitations.error(READER)?.message).toBe(
-			'The Service answered 400 naming `output`, which the node did not send (it sent Exports > JSON Format Parameter as `format`): map Exports > JSON Format Parameter to `output` in Request Names under Advanced Settings in the Service API credential.',
+			'The Service answered 400 naming `output`, which the node did not send. Set Request Names > Exports > JSON Format Parameter to `output` (sent as `format`). (Request Names under Advanced Settings in the Service API credential.)',
 		);
 		expect(invitations.error(READER)?.description).toContain('Page 1 of the');
 	});

@@ -44,6 +44,7 @@ const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 		signatureSuite: fc.constantFrom<VerificationForms['signatureSuite']>('Ed25519', 'ES256', 'ES384', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'),
 		ecdsaEncoding: fc.constantFrom<VerificationForms['ecdsaEncoding']>('der', 'p1363'),
 		namesAlgorithm: fc.boolean(),
+		keyPlace: fc.constantFrom<NonNullable<VerificationForms['keyPlace']>>('public_key', 'public_key_pem', 'verification.key', 'keys'),
 	}),
 	compressed: fc.boolean(),
 });
@@ -75,6 +76,7 @@ export const requestDialect: fc.Arbitrary<RequestDialect> = fc.record({
 		Object.fromEntries(Object.entries(NAME_CHOICES).map(([concept, names]) => [concept, fc.option(fc.constantFrom(...names!), { nil: undefined })])),
 	).map((drawn) => Object.fromEntries(Object.entries(drawn).filter(([, name]) => name !== undefined)) as RequestDialect['names']),
 	unknownNames: fc.constantFrom<RequestDialect['unknownNames']>('refuse', 'ignore'),
+	refusalWords: fc.constantFrom<NonNullable<RequestDialect['refusalWords']>>('unknown', 'missing'),
 	importUpload: fc.oneof(
 		fc.constant<RequestDialect['importUpload']>({ form: 'csv' }),
 		fc.constantFrom('file', 'upload', 'csv').map((field): RequestDialect['importUpload'] => ({ form: 'multipart', field })),

@@ -54,6 +54,8 @@ export interface VerificationForms {
 	ecdsaEncoding: 'der' | 'p1363';
 	/** Whether `algorithm` names the suite; where not, the key says it (an RSA key its JWK `alg`; else `algorithm` after all). */
 	namesAlgorithm: boolean;
+	/** Where the key is: `public_key` (default), `public_key_pem`, `{"verification": {"key"}}`, or a list `{"keys": [key]}`. */
+	keyPlace?: 'public_key' | 'public_key_pem' | 'verification.key' | 'keys';
 }
 
 export type DigestSuite = 'sha256' | 'sha384' | 'sha512';

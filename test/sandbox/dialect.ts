@@ -149,7 +149,7 @@ export const altDialect: Dialect = {
 		secretInObject: true,
 		importNumbering: 'line',
 		// SHA-512 and ECDSA P-256 signatures as raw r‖s (ES256, as JWS writes them).
-		verification: { publicKey: 'jwk', digest: 'nested', signature: 'nested', digestSuite: 'sha512', signatureSuite: 'ES256', ecdsaEncoding: 'p1363', namesAlgorithm: true },
+		verification: { publicKey: 'jwk', digest: 'nested', signature: 'nested', digestSuite: 'sha512', signatureSuite: 'ES256', ecdsaEncoding: 'p1363', namesAlgorithm: true, keyPlace: 'verification.key' },
 		compressed: true,
 	},
 	// Integer alert ids and more fields than the spec's five (numeric severities and Unix times are drawn by

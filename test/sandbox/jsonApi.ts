@@ -58,7 +58,8 @@ export function jsonApiAnswer(dialect: Dialect, method: string, path: string, bo
 	const type = resourceType(dialect, method, path);
 	if (type === undefined || !isFields(body)) return body;
 	const list = Object.values(body).find(Array.isArray) as unknown[] | undefined;
-	if (method === 'GET' && list !== undefined) return { data: list.map((entry) => (isFields(entry) ? resource(type, entry) : entry)) };
+	// A listing (the endpoints); a verification is one resource, whatever list it holds (`keys: [...]`).
+	if (method === 'GET' && type !== 'verifications' && list !== undefined) return { data: list.map((entry) => (isFields(entry) ? resource(type, entry) : entry)) };
 	// A verification's id is its KS.
 	const id = body.id ?? body.uuid ?? body.ks;
 	return { data: resource(type, { ...body, ...(id === undefined ? {} : { id }) }), jsonapi: { version: '1.1' } };

@@ -11,11 +11,19 @@ export interface RequestDialect {
 	names: Partial<Record<RequestConcept, string>>;
 	/** A name it does not know: refused with 400/422 naming the field, or ignored (as many Services do). */
 	unknownNames: 'refuse' | 'ignore';
+	/**
+	 * How a refusal names fields: the unknown ones it got and the ones it reads (`unknown`, the default),
+	 * or only the required ones it misses, in words ("Missing required fields: name, registration_no, email").
+	 */
+	refusalWords?: 'unknown' | 'missing';
 	/** The import file as the body (`text/csv`), or in one field of a multipart form. */
 	importUpload: { form: 'csv' } | { form: 'multipart'; field: string };
 }
 
 export const defaultRequestDialect: RequestDialect = { names: {}, unknownNames: 'refuse', importUpload: { form: 'csv' } };
+
+/** What a request may leave out; everything else at its level is required where the refusal lists what it misses. */
+const OPTIONAL: ReadonlySet<RequestConcept> = new Set(['invitation.reader_reference', 'sso.group_role_mapping']);
 
 export function nameFor(request: RequestDialect, concept: RequestConcept): string {
 	return request.names[concept] ?? documentedName(concept);
@@ -47,6 +55,11 @@ export function canonicalBody(
 			// A documented name this Service spells otherwise is not known here; any other field is the route's to judge.
 			else if (concepts.some((id) => documentedName(id) === key)) unknown.push(key);
 			else out[key] = inner;
+		}
+		// The required fields this Service reads that the body lacks, in its names, as many Services word it.
+		const missing = concepts.filter((id) => !OPTIONAL.has(id) && !Object.prototype.hasOwnProperty.call(value, nameFor(request, id)));
+		if (unknown.length && request.unknownNames === 'refuse' && request.refusalWords === 'missing' && missing.length > 0) {
+			throw new HttpError(options.status ?? 400, 'invalid_request', `Missing required fields: ${missing.map((id) => nameFor(request, id)).join(', ')}`);
 		}
 		if (unknown.length && request.unknownNames === 'refuse') {
 			const expected = concepts.map((id) => `"${nameFor(request, id)}"`).join(', ');

@@ -177,6 +177,8 @@ describe('checkRecordCopy over every suite, encoding, form and key format', () =
 	const p521 = generateKeyPairSync('ec', { namedCurve: 'secp521r1' }).publicKey;
 	const k256 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey;
 	const long = 'x'.repeat(300);
+	// OpenSSL answers "does not verify" for these keys whatever the signature: a check that cannot run.
+	const rsaJwk = (bits: number, e: Buffer) => ({ kty: 'RSA', n: Buffer.concat([Buffer.from([0xc1]), Buffer.alloc(bits / 8 - 2, 0x5a), Buffer.from([0x01])]).toString('base64url'), e: e.toString('base64url') });
 	/** What cannot be read, as a change to a readable answer, and the field its error must name. */
 	const unreadable: [string, (answer: Record<string, unknown>, bytes: Buffer) => Record<string, unknown>, string][] = [
 		['an md5 digest', (a, b) => ({ ...strip(a), digest: `md5=${createHash('md5').update(b).digest('base64')}` }), 'digest'],
@@ -190,6 +192,8 @@ describe('checkRecordCopy over every suite, encoding, form and key format', () =
 		['a key on P-521', (a) => ({ ...a, public_key: p521.export({ format: 'pem', type: 'spki' }).toString() }), 'public_key'],
 		['a key on secp256k1', (a) => ({ ...a, public_key: k256.export({ format: 'jwk' }) }), 'public_key'],
 		['an RSA key with no algorithm said', (a) => ({ ...withoutAlgorithm(a), public_key: pairs.RSA.publicKey.export({ format: 'pem', type: 'spki' }).toString() }), 'public_key'],
+		['an RSA key over 16,384 bits', (a) => ({ ...a, algorithm: 'RS256', public_key: rsaJwk(16_392, Buffer.from([1, 0, 1])), signature: Buffer.alloc(2049, 1).toString('base64') }), 'public_key'],
+		['an RSA key of 4096 bits with a 72-bit exponent', (a) => ({ ...a, algorithm: 'RS256', public_key: rsaJwk(4096, Buffer.alloc(9, 0xff)), signature: Buffer.alloc(512, 1).toString('base64') }), 'public_key'],
 		['a signature algorithm not read', (a) => ({ ...a, algorithm: 'HS256' }), 'algorithm'],
 		['ES512 with a P-256 key', (a) => ({ ...a, algorithm: 'ES512', signature: Buffer.alloc(64).toString('base64'), public_key: pairs.ES256.publicKey.export({ format: 'jwk' }) }), 'public_key'],
 		['two signature algorithms that disagree', (a) => ({ ...a, algorithm: 'ES256', signature: { alg: 'ES384', value: Buffer.alloc(64).toString('hex') } }), 'signature.alg'],

@@ -47,6 +47,8 @@ function deliveryContext(world: World, trigger: number, s: fc.Scheduler, registe
 		getWorkflowStaticData: () => world.staticData[trigger],
 		getNode: () => ({ name: `Service Trigger ${trigger}`, type: 'serviceTrigger', typeVersion: 1, parameters: {}, id: String(trigger), position: [0, 0] }),
 		getWorkflow: () => ({ id: `wf-${trigger}`, name: `Workflow ${trigger}`, active: true }),
+		// No option set: each parameter as its default (Signing Secret Field is read when registering).
+		getNodeParameter: (_name: string, fallback: unknown) => fallback,
 		logger,
 		getCredentials: async () => await s.schedule(Promise.resolve({ baseUrl: BASE_URL, accessToken: NEW_TOKEN }), `credentials ${trigger}`),
 		helpers: {

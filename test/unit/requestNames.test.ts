@@ -5,16 +5,13 @@ import {
 	CONCEPT_IDS,
 	REQUEST_CONCEPTS,
 	documentedName,
-	errorBodyWords,
 	multipartBody,
-	namesHint,
 	readRequestNames,
 	RequestNamesError,
 	spokenRequest,
 	unechoedConcepts,
 	type RequestConcept,
 } from '../../nodes/shared/transport/requestNames';
-import { readErrorBody } from '../../nodes/shared/transport/errors';
 import { runs } from '../property/fc';
 
 const names = (entries: Array<[RequestConcept, string]>) => new Map(entries);
@@ -90,38 +87,6 @@ describe('spokenRequest', () => {
 			),
 			runs(200),
 		);
-	});
-});
-
-describe('namesHint: a refusal naming a field or a media type says which setting maps it', () => {
-	const hint = (status: number, body: unknown, request: Parameters<typeof namesHint>[2]) => {
-		const text = typeof body === 'string' ? body : JSON.stringify(body);
-		const said = readErrorBody(Buffer.from(text));
-		return namesHint(status, errorBodyWords(text, said.message, said.code), request);
-	};
-	const invitationSent = speak('invitation', { company_name: 'a', registration_number: 'b', work_email: 'c' }).sent;
-
-	test('a name that reads like a row, in the message, a problem+json `invalid-params` or a JSON:API pointer', () => {
-		const expected = 'map Invitation > Company Name to `companyName` in Request Names';
-		expect(hint(422, { error: { code: 'invalid', message: 'companyName is required' } }, { scope: 'invitation', sent: invitationSent })).toContain(expected);
-		expect(hint(400, { title: 'Invalid', 'invalid-params': [{ name: 'companyName', reason: 'required' }] }, { scope: 'invitation', sent: invitationSent })).toContain(expected);
-		expect(hint(422, { errors: [{ detail: 'is required', source: { pointer: '/data/attributes/companyName' } }] }, { scope: 'invitation', sent: invitationSent })).toContain(expected);
-	});
-
-	test('the one field sent, named beside the Service\'s own name, pairs with it; words about a value do not lead', () => {
-		const webhook = speak('webhook', { url: 'https://x' }).sent;
-		expect(hint(400, 'Unknown field url: send "target"', { scope: 'webhook', sent: webhook })).toContain('map Webhook Endpoint > URL to `target`');
-		expect(hint(422, { error: { code: 'duplicate_invitation', message: 'An invitation for registration number GB1 already exists.' } }, { scope: 'invitation', sent: invitationSent })).toBeUndefined();
-		expect(hint(422, 'The work email "a@gmail.com" is a free-mail address.', { scope: 'invitation', sent: invitationSent })).toBeUndefined();
-		expect(hint(404, 'companyName is required', { scope: 'invitation', sent: invitationSent })).toBeUndefined();
-	});
-
-	test('media types and form fields of an upload', () => {
-		expect(hint(415, 'Use multipart/form-data', { sent: [], upload: { form: 'csv' } })).toContain('to Multipart Form');
-		expect(hint(415, '', { sent: [], upload: { form: 'csv' } })).toContain('to Multipart Form');
-		expect(hint(415, 'Send text/csv', { sent: [], upload: { form: 'multipart', field: 'file' } })).toContain('to CSV Body');
-		expect(hint(422, 'No file in "document"', { sent: [], upload: { form: 'multipart', field: 'file' } })).toContain('set Import Form Field (Import Upload under Advanced Settings in the Service API credential) to `document`');
-		expect(hint(422, 'Row 2: bad email', { sent: [], upload: { form: 'csv' } })).toBeUndefined();
 	});
 });
 

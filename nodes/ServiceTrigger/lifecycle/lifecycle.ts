@@ -113,11 +113,16 @@ export async function registerEndpoint(
 	signingKeyEncoding: SecretEncodingSetting,
 ): Promise<{ id?: string; secret: string }> {
 	const answer = await serviceRequest.call(this, { method: 'POST', path: ENDPOINTS_PATH, body: { url }, names: 'webhook' });
-	const created = readCreatedEndpoint(answer.body);
+	const created = readCreatedEndpoint(answer.body, String(this.getNodeParameter('options.signingField', '') ?? ''));
 	// Nothing left behind: an endpoint whose secret cannot be kept is deleted before the error.
 	const removeCreated = async () => (created.id ? await removeEndpoint.call(this, created.id) : await removeEndpointsAt.call(this, url));
 	if (!created.secret) {
 		await removeCreated();
+		if (created.secretFields) {
+			throw new NodeOperationError(this.getNode(), `The Service's answer has ${created.secretFields.length} fields that may be the signing secret (${created.secretFields.join(', ')})`, {
+				description: 'Nothing tells which one it is, so the endpoint was removed again. Set Options > Signing Secret Field of this trigger to the one that is the secret, then activate the workflow again.',
+			});
+		}
 		const fields = isRecord(answer.body) ? Object.keys(answer.body).join(', ') : typeof answer.body;
 		throw new NodeOperationError(this.getNode(), 'The Service registered the webhook but returned no signing secret', {
 			description: `The secret is shown only once, when the endpoint is created, and without it no delivery can be verified, so the endpoint was removed again. No field of its answer (${fields}) held a secret at any depth. Check that the access token belongs to a reader admin, then activate the workflow again.`,

@@ -54,8 +54,7 @@ describe('Request Names', () => {
 		const refused = await reader(sandbox, invitation);
 		const error = refused.error(READER)!;
 		for (const [label, name] of [['Company Name', 'companyName'], ['Registration Number', 'registrationNumber'], ['Work Email', 'workEmail'], ['Reader Reference', 'readerReference']]) {
-			expect(error.message).toContain(`naming \`${name}\`, which the node did not send (it sent Invitation > ${label} as`);
-			expect(error.message).toContain(`map Invitation > ${label} to \`${name}\` in Request Names under Advanced Settings in the Service API credential`);
+			expect(error.message).toContain(`Set Request Names > Invitation > ${label} to \`${name}\` (sent as \``);
 		}
 		expect(sandbox.control.invitations().filter((i) => i.company_name === 'Camel Ltd')).toEqual([]);
 
@@ -82,7 +81,7 @@ describe('Request Names', () => {
 		const parameters = { resource: 'webhook', operation: 'createEndpoint', url: 'https://hooks.buyer.example/names' };
 		const refused = await reader(sandbox, parameters);
 		expect(refused.error(READER)?.message).toBe(
-			'The Service answered 400 naming `target`, which the node did not send (it sent Webhook Endpoint > URL as `url`): map Webhook Endpoint > URL to `target` in Request Names under Advanced Settings in the Service API credential.',
+			'The Service answered 400 naming `target`, which the node did not send. Set Request Names > Webhook Endpoint > URL to `target` (sent as `url`). (Request Names under Advanced Settings in the Service API credential.)',
 		);
 		const created = await reader(sandbox, parameters, rows({ 'webhook.url': 'target' }));
 		const endpoint = sandbox.control.webhookEndpoints().find((e) => e.url === parameters.url)!;
@@ -93,7 +92,7 @@ describe('Request Names', () => {
 		const sandbox = await serviceSpeaking({ names: { 'policyRun.ke': 'company' }, unknownNames: 'refuse' });
 		const parameters = { resource: 'policyRun', operation: 'create', ke: 'KE-1001', options: { extraFields: '{"policy": "standard"}' } };
 		const refused = await reader(sandbox, parameters);
-		expect(refused.error(READER)?.message).toContain('map Policy Run > KE to `company` in Request Names');
+		expect(refused.error(READER)?.message).toContain('Set Request Names > Policy Run > KE to `company` (sent as `ke`)');
 		const run = await reader(sandbox, parameters, rows({ 'policyRun.ke': 'company' }));
 		expect(run.output(READER)[0].json).toMatchObject({ ke: 'KE-1001', status: 'completed' });
 		expect(JSON.parse(sandbox.control.requests().at(-1)!.body)).toEqual({ company: 'KE-1001', policy: 'standard' });
@@ -193,7 +192,7 @@ describe('Request Names', () => {
 	test('Exports: the JSON format asked under another parameter, named by the refusal', async () => {
 		const sandbox = await serviceSpeaking({ names: { 'export.json_format': 'output' }, unknownNames: 'refuse' });
 		const refused = await reader(sandbox, getMany('portfolio', { format: 'json' }));
-		expect(refused.error(READER)?.message).toContain('map Exports > JSON Format Parameter to `output` in Request Names');
+		expect(refused.error(READER)?.message).toContain('Set Request Names > Exports > JSON Format Parameter to `output` (sent as `format`)');
 		const mapped = await reader(sandbox, getMany('portfolio', { format: 'json', limit: 2 }), rows({ 'export.json_format': 'output' }));
 		expect(mapped.output(READER)).toHaveLength(2);
 		expect(sandbox.control.requests().at(-1)!.query).toEqual({ output: 'json' });

@@ -39,9 +39,16 @@ export function verificationBody(
 			forms.signature === 'nested'
 				? { alg: suite === 'Ed25519' ? 'EdDSA' : suite, value: signature.toString('base64url') }
 				: signature.toString(forms.signature),
-		public_key: publicKeyAs(forms.publicKey, suite),
+		...keyAt(forms.keyPlace ?? 'public_key', publicKeyAs(forms.publicKey, suite)),
 		signed_at: record.signedAt,
 	};
+}
+
+/** The key's field where `place` puts it (answerShapes.ts: VerificationForms). */
+function keyAt(place: NonNullable<VerificationForms['keyPlace']>, key: unknown): Record<string, unknown> {
+	if (place === 'verification.key') return { verification: { key } };
+	if (place === 'keys') return { keys: [key] };
+	return { [place]: key };
 }
 
 /** The digest's fields in `form` (answerShapes.ts: VerificationForms). */

@@ -60,16 +60,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!result.shared) return [result.item];
 	const run = result.answer.body as IDataObject;
 	const boundSeconds = Number(this.getNodeParameter('options.statementWait', itemIndex, 0));
-	const waited = Number.isFinite(boundSeconds) && boundSeconds > 0 ? await waitForStatement.call(this, itemIndex, run, boundSeconds * 1000) : { wait: 'did_not_wait' as const };
+	const waited = Number.isFinite(boundSeconds) && boundSeconds > 0 ? await waitForStatement.call(this, itemIndex, run, boundSeconds * 1000, [ke, ...Object.values(extra.fields)]) : { wait: 'did_not_wait' as const };
 	return [
 		{
 			// Beside the Service's fields, never instead (addedFields.ts).
 			json: withAdded(run, {
 				statement_location: STATEMENT_LOCATION,
 				statement_note: STATEMENT_NOTE,
-				// found, gave_up (at the option's bound) or did_not_wait: never silent about the statement.
+				// found, gave_up (at the option's bound), did_not_wait, no_identifier or ambiguous: never silent about the statement.
 				statement_wait: waited.wait,
 				...('statement' in waited && waited.statement ? { statement: waited.statement } : {}),
+				...('note' in waited && waited.note ? { statement_wait_note: waited.note } : {}),
 			}) as IDataObject,
 		},
 	];

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { withAdded } from '../../../shared/addedFields';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { binaryFieldName, inputFileBytes, pathParameter } from '../../helpers/itemInput';
-import { checkRecordCopy, UnreadableVerification } from './copy/recordCopy';
+import { checkRecordCopy, UnreadableVerification, type VerificationFields } from './copy/recordCopy';
 
 const show = { resource: ['record'], operation: ['verify'] };
 
@@ -37,6 +37,20 @@ export const description: INodeProperties[] = [
 		hint: 'The name of the input binary field holding the copy of the record to check',
 		displayOptions: { show: { ...show, checkCopy: [true] } },
 	},
+	{
+		displayName: 'Verification Fields',
+		name: 'verificationFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		description: "Where the Service's verification holds each part, when the node cannot tell by the values (its error then names the fields). A dotted path such as verification.keys[0].",
+		displayOptions: { show: { ...show, checkCopy: [true] } },
+		options: [
+			{ displayName: 'Digest Field', name: 'digest', type: 'string', default: '', placeholder: 'content_digest' },
+			{ displayName: 'Public Key Field', name: 'key', type: 'string', default: '', placeholder: 'public_key_pem' },
+			{ displayName: 'Signature Field', name: 'signature', type: 'string', default: '', placeholder: 'signature' },
+		],
+	},
 ];
 
 /**
@@ -66,7 +80,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!copy) return [{ json: verification }];
 	let check;
 	try {
-		check = checkRecordCopy(copy, verification);
+		check = checkRecordCopy(copy, verification, verificationFields(this.getNodeParameter('verificationFields', itemIndex, {})));
 	} catch (error) {
 		if (!(error instanceof UnreadableVerification)) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 		// No check ran: said as such, never as copy_matches false (which would read as a tampered copy).
@@ -77,4 +91,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	// Beside the Service's fields, never instead (addedFields.ts).
 	return [{ json: withAdded(verification, { ...check }) as IDataObject }];
+}
+
+/** The Verification Fields the user filled in, trimmed; empty ones left out. */
+function verificationFields(value: unknown): VerificationFields {
+	const fields: VerificationFields = {};
+	if (value === null || typeof value !== 'object') return fields;
+	for (const role of ['key', 'digest', 'signature'] as const) {
+		const path = (value as Record<string, unknown>)[role];
+		if (typeof path === 'string' && path.trim() !== '') fields[role] = path.trim();
+	}
+	return fields;
 }

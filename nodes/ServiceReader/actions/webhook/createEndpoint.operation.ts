@@ -31,6 +31,15 @@ export const description: INodeProperties[] = [
 		description: 'The https address the Service posts events to (https only)',
 		displayOptions: { show },
 	},
+	{
+		displayName: 'Signing Secret Field',
+		name: 'signingField',
+		type: 'string',
+		default: '',
+		placeholder: 'endpoint.signing.secret',
+		description: "Where the Service's answer holds the signing secret (a dotted path), when the node cannot tell by the values: its error then names the fields that may be it",
+		displayOptions: { show },
+	},
 ];
 
 /**
@@ -47,7 +56,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{ method: 'POST', path: '/v1/reader/webhooks', body: { url: normalisedUrl(url as string) }, names: 'webhook' },
 		{ itemIndex },
 	);
-	const created = readCreatedEndpoint(answer.body);
+	const secretField = this.getNodeParameter('signingField', itemIndex, '') as string;
+	const created = readCreatedEndpoint(answer.body, secretField);
 	if (!created.secret) {
 		const body = answer.body;
 		const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
@@ -56,9 +66,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const cleanup = removed
 			? `The endpoint (${created.id}) was deleted again`
 			: `Delete the endpoint${created.id ? ` ${created.id}` : ''} in the Service (it could not be deleted over the API)`;
+		// Two fields that may be the secret: named, never one picked (the wrong one would refuse every delivery).
+		if (created.secretFields !== undefined) {
+			throw new NodeApiError(this.getNode(), { fields: created.secretFields } as JsonObject, {
+				message: `The Service's answer has ${created.secretFields.length} fields that may be the signing secret (${created.secretFields.join(', ')})`,
+				description: `Nothing tells which one it is. ${cleanup}; set Signing Secret Field to the one that is the secret, and create it again.`,
+				itemIndex,
+			});
+		}
 		throw new NodeApiError(this.getNode(), { fields } as JsonObject, {
 			message: 'The Service created the endpoint but returned no signing secret',
-			description: `Its answer had ${fields.length ? `the fields ${fields.join(', ')}` : 'no fields'}, none holding the secret at any depth; the secret is shown only once, and without it no delivery to ${(url as string).trim()} can be verified. ${cleanup}; check that the access token belongs to a reader admin, and create it again.`,
+			description: `Its answer had ${fields.length ? `the fields ${fields.join(', ')}` : 'no fields'}, none holding the secret at any depth${secretField.trim() ? ` (Signing Secret Field: ${secretField.trim()})` : ''}; the secret is shown only once, and without it no delivery to ${(url as string).trim()} can be verified. ${cleanup}; check that the access token belongs to a reader admin, and create it again.`,
 			itemIndex,
 		});
 	}

@@ -24,6 +24,8 @@ const READ = 'Ed25519, ES256, ES384, PS256/384/512 and RS256/384/512 are read';
 const HASH_LABELS: Record<HashName, string> = { sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
 const CURVES = new Map<string, Curve>([['prime256v1', 'P-256'], ['secp384r1', 'P-384']]);
 const KEY_WORDS = new Map<string, string>([['ed25519', 'an Ed25519 key'], ['rsa', 'an RSA key'], ['rsa-pss', 'an RSA-PSS key']]);
+/** OpenSSL's OPENSSL_RSA_MAX_MODULUS_BITS: a longer key never verifies, whatever the signature. */
+const MAX_RSA_BITS = 16_384;
 const CURVE_SIZES: Record<Curve, number> = { 'P-256': 32, 'P-384': 48 };
 const CURVE_HASHES: Record<Curve, HashName> = { 'P-256': 'sha256', 'P-384': 'sha384' };
 // DER prefix of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows it.
@@ -71,17 +73,18 @@ export function signatureAlgorithmNamed(name: string): { scheme: Scheme | 'rsa';
  * The public key from a JWK (object or JSON text; a JWK set of one key), PEM (SPKI, PKCS#1 `RSA PUBLIC KEY`,
  * a certificate), DER (SPKI or PKCS#1), a raw Ed25519 key (32 bytes) or EC point (65 or 97 bytes), in hex,
  * base64 or base64url, flat or in an object (`{"pem": ...}`). Throws an Error saying what it is instead.
+ * `raw` false: not the forms other values share (32 bytes, a digest's size; bare PKCS#1, a DER signature's shape).
  */
-export function publicKeyOf(value: unknown, depth = 0): KeyObject {
+export function publicKeyOf(value: unknown, depth = 0, raw = true): KeyObject {
 	if (isRecord(value) && own(value, 'kty')) return fromNode(() => createPublicKey({ key: value as JsonWebKey, format: 'jwk' }), 'a JWK');
 	if (isRecord(value) && Array.isArray(value.keys)) {
 		if (value.keys.length !== 1) throw new UnreadableKey(`a JWK set of ${value.keys.length} keys, where one key is read`);
-		return publicKeyOf(value.keys[0], depth + 1);
+		return publicKeyOf(value.keys[0], depth + 1, raw);
 	}
 	if (isRecord(value) && depth < 3) {
 		const inner = firstOwn(value, KEY_VALUE_NAMES);
 		if (inner === undefined) throw new UnreadableKey(`${kindOf(value)}, none of them a key`);
-		return publicKeyOf(inner.value, depth + 1);
+		return publicKeyOf(inner.value, depth + 1, raw);
 	}
 	if (typeof value !== 'string') throw new UnreadableKey(`${kindOf(value)}, not a key`);
 	const text = value.trim();
@@ -93,11 +96,12 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 			// Said below, outside the catch.
 		}
 		if (parsed === UNPARSED) throw new UnreadableKey(`${kindOf(value)} starting with { that is not JSON`);
-		return publicKeyOf(parsed, depth + 1);
+		return publicKeyOf(parsed, depth + 1, raw);
 	}
 	if (text.startsWith('-----BEGIN')) return fromNode(() => createPublicKey(text), 'PEM');
-	const raw = decodeBytes(text, [32]);
-	if (raw !== undefined) return fromNode(() => createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }), 'a raw Ed25519 key');
+	// 32 bytes are a raw Ed25519 key only where the field says it holds a key: as many bytes are a SHA-256 digest.
+	const ed25519 = raw ? decodeBytes(text, [32]) : undefined;
+	if (ed25519 !== undefined) return fromNode(() => createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, ed25519]), format: 'der', type: 'spki' }), 'a raw Ed25519 key');
 	const bytes = decodeAnyBytes(text);
 	if (bytes !== undefined && bytes[0] === 0x04 && (bytes.length === 65 || bytes.length === 97)) {
 		// An uncompressed EC point (0x04 ‖ x ‖ y): its size says the curve.
@@ -109,8 +113,11 @@ export function publicKeyOf(value: unknown, depth = 0): KeyObject {
 	try {
 		return createPublicKey({ key: bytes, format: 'der', type: 'spki' });
 	} catch {
-		return fromNode(() => createPublicKey({ key: bytes, format: 'der', type: 'pkcs1' }), 'DER (neither SPKI nor PKCS#1)');
+		// Not SPKI: read as PKCS#1 below.
 	}
+	// PKCS#1 is a SEQUENCE of two INTEGERs, as a DER ECDSA signature is: a key only where the field says so.
+	if (!raw) throw new UnreadableKey('DER that is not SPKI');
+	return fromNode(() => createPublicKey({ key: bytes, format: 'der', type: 'pkcs1' }), 'DER (neither SPKI nor PKCS#1)');
 }
 
 /** The `alg` a JWK key says (an object, a JWK set of one, or its JSON text), if any. */
@@ -183,6 +190,11 @@ export function signatureSuite(declared: readonly Declared[], key: KeyObject, ke
 	}
 	if (type === 'rsa' || type === 'rsa-pss') {
 		if (said !== undefined && !said.scheme.startsWith('rsa')) throw refuse('');
+		// OpenSSL answers "does not verify" for a key it will not use: said as a check that could not run, never as a mismatch.
+		const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+		const exponent = key.asymmetricKeyDetails?.publicExponent ?? 0n;
+		if (bits > MAX_RSA_BITS) throw new UnreadableVerification(keyField, `The Service's ${keyField} is an RSA key of ${bits} bits: over ${MAX_RSA_BITS.toLocaleString('en')} bits OpenSSL checks no signature, so the check could not run`);
+		if (bits > 3072 && exponent >= 2n ** 64n) throw new UnreadableVerification(keyField, `The Service's ${keyField} is an RSA key of ${bits} bits with a public exponent over 64 bits, which OpenSSL does not use, so the check could not run`);
 		const keyHashName = type === 'rsa-pss' ? key.asymmetricKeyDetails?.hashAlgorithm?.replace('-', '') : undefined;
 		const keyHash = (['sha256', 'sha384', 'sha512'] as const).find((name) => name === keyHashName);
 		if (keyHashName !== undefined && keyHash === undefined) throw refuse(`its parameters sign with ${keyHashName}, which cannot be checked here (${READ})`);
