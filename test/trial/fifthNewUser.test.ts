@@ -171,10 +171,10 @@ const invite = { resource: 'invitation', operation: 'create', companyName: 'New 
 test('5. Invitation > Create: default names get the 422 problem; with Request Names rows it is created', async () => {
 	const before = service.writes.length;
 	const plain = await run(credential(), invite);
-	// What a user is told, exactly. FINDING: the problem's pointers (/name, /registration_no, /email) are dropped and
-	// Request Names is not named, so "is required" x3 does not say which field or which setting.
-	expect(plain.error?.message).toBe('The Service refused the request (422): The invitation was not sent.: is required; is required; is required');
-	expect(plain.error?.description).toBe('Check the parameters of this node against what the Service expects. (POST /v1/reader/invitations)');
+	// What a user is told, exactly: the problem's pointers (/name, /registration_no, /email) paired with the three rows to set.
+	expect(plain.error?.message).toBe(
+		'The Service answered 422 naming `name`, `registration_no`, `email`, which the node did not send. Set Request Names > Invitation > Company Name to `name` (sent as `company_name`). Set Request Names > Invitation > Registration Number to `registration_no` (sent as `registration_number`). Set Request Names > Invitation > Work Email to `email` (sent as `work_email`). (Request Names under Advanced Settings in the Service API credential.)',
+	);
 	expect(service.writes.length).toBe(before);
 
 	const seen: Array<Record<string, unknown>> = [];
@@ -193,12 +193,12 @@ test('6. Policy Run > Create: 202 with a Location that 404s, then Wait for State
 	expect(plain.items).toEqual([expect.objectContaining({ run_ref: expect.stringMatching(/^run_/), state: 'queued', statement_wait: 'did_not_wait', _reader: expect.objectContaining({ job: 'not_followed' }) })]);
 	expect((plain.items[0]._reader as IDataObject).job_note).toContain('answered 404');
 
-	// The answer's id is `run_ref` (and the statement names the run only in its observations): Wait for Statement cannot
-	// match it, and says so in statement_wait; the accepted run is passed on, created once.
+	// The answer's id is `run_ref`, and the statement names the run only inside its observations' text: no statement
+	// holds the run's id as a value, so the wait reads to its bound and says so; the accepted run is passed on, created once.
 	const before = service.writes.length;
 	const waited = await run(credential(CURSOR_HEADER), { resource: 'policyRun', operation: 'create', ke: 'KE700103', options: { statementWait: 6 } });
 	expect(waited.error).toBeUndefined();
-	expect(waited.items[0]).toMatchObject({ statement_wait: 'no_identifier', statement_location: '/v1/reader/exports/statements' });
+	expect(waited.items[0]).toMatchObject({ statement_wait: 'gave_up', statement_location: '/v1/reader/exports/statements' });
 	expect(service.writes.slice(before)).toEqual([{ route: 'policy-runs', body: { ke: 'KE700103' } }]);
 	// Found as statement_location says: the statement is listed (after statementDelayMs), naming run_ref only in its text.
 	const runRef = String(waited.items[0].run_ref);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 
-import { checkRecordCopy, UnreadableVerification, type VerificationFields } from '../../nodes/ServiceReader/helpers/recordCopy';
+import { checkRecordCopy, UnreadableVerification, type VerificationFields } from '../../nodes/ServiceReader/actions/record/copy/recordCopy';
 import { runs } from '../property/fc';
 
 /**

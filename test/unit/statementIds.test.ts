@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { idShaped, matchStatement, runIdentifiers, statementsHolding } from '../../nodes/ServiceReader/helpers/statementWait';
+import { idShaped, matchStatement, runIdentifiers, statementsHolding } from '../../nodes/ServiceReader/actions/policyRun/statementWait';
 import { runs } from '../property/fc';
 
 /**
