@@ -28,7 +28,7 @@ export const csvFormat: fc.Arbitrary<CsvFormat> = fc.record({
 const answerShapes: fc.Arbitrary<AnswerShapes> = fc.record({
 	catalogue: fc.constantFrom<AnswerShapes['catalogue']>('list', 'keyed'),
 	endpointNesting: fc.integer({ min: 0, max: 3 }),
-	importAs: fc.constantFrom<AnswerShapes['importAs']>('json', 'csv'),
+	importAs: fc.constantFrom<AnswerShapes['importAs']>('json', 'csv', 'multiStatus'),
 	passkeyStatus: fc.constantFrom<AnswerShapes['passkeyStatus']>(401, 403, 428),
 	jsonListsAs: fc.constantFrom<AnswerShapes['jsonListsAs']>('object', 'jsonLines'),
 	emptyListAs: fc.constantFrom<AnswerShapes['emptyListAs']>(200, 204),

@@ -9,8 +9,11 @@ export interface AnswerShapes {
 	catalogue: 'list' | 'keyed';
 	/** How many wrapper objects stand around a created endpoint (0: the endpoint itself). */
 	endpointNesting: number;
-	/** The invitation import's per-row answer as JSON, or as CSV (text/csv). */
-	importAs: 'json' | 'csv';
+	/**
+	 * The invitation import's per-row answer as JSON, as CSV (text/csv), or as `207 Multi-Status` with each row's
+	 * own HTTP status (201 or 422), its `id`, and a refused row's words in `errors: [{pointer, detail}]`.
+	 */
+	importAs: 'json' | 'csv' | 'multiStatus';
 	/** Setting SSO without a recent passkey: 403 with a code, 401 with `WWW-Authenticate: Passkey`, or 428 Precondition Required with a code. */
 	passkeyStatus: 401 | 403 | 428;
 	/** A JSON export page as `{"data": [...]}`, or as JSON lines (`application/x-ndjson`, one row a line). */
@@ -123,6 +126,14 @@ type Fields = Record<string, unknown>;
 const isFields = (value: unknown): value is Fields => value !== null && typeof value === 'object' && !Array.isArray(value);
 const WRAPPERS = ['result', 'webhook', 'endpoint', 'payload'];
 
+/** An import row (in whichever dialect's words) as a 207 Multi-Status row: its own status, `id`, `errors`. */
+function multiStatusRow(row: Fields): Fields {
+	const { ok, check, reason, invitation_id: snake, invitationId: camel, status: worded, ...rest } = row;
+	const accepted = ok === true || worded === 'accepted';
+	const id = snake ?? camel;
+	return { ...rest, status: accepted ? 201 : 422, ...(id !== undefined ? { id } : {}), ...(accepted ? {} : { errors: [{ pointer: '/work_email', detail: check ?? reason }] }) };
+}
+
 /** The list in a worded answer, and how to put another value in its place. */
 function listIn(body: unknown): { list: Fields[]; put: (value: unknown) => unknown } | undefined {
 	if (Array.isArray(body)) return { list: body as Fields[], put: (value) => value };
@@ -132,7 +143,7 @@ function listIn(body: unknown): { list: Fields[]; put: (value: unknown) => unkno
 }
 
 /** A JSON answer of `method path` shaped as `shapes` says: the body to send, or CSV text. */
-export function shapeAnswer(shapes: AnswerShapes, method: string, path: string, body: unknown): { json: unknown } | { csv: string } {
+export function shapeAnswer(shapes: AnswerShapes, method: string, path: string, body: unknown): { json: unknown; status?: number } | { csv: string } {
 	if (path === '/v1/reader/webhooks/catalogue' && shapes.catalogue === 'keyed') {
 		const found = listIn(body);
 		if (found) {
@@ -154,6 +165,10 @@ export function shapeAnswer(shapes: AnswerShapes, method: string, path: string, 
 		const found = listIn(body);
 		// Numbered by line of the uploaded file: the header is line 1, the first row line 2.
 		if (found) body = found.put(found.list.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, (key === 'row' || key === 'line') && typeof value === 'number' ? value + 1 : value]))));
+	}
+	if (path === '/v1/reader/invitations/imports' && shapes.importAs === 'multiStatus') {
+		const found = listIn(body);
+		if (found) return { json: found.put(found.list.map(multiStatusRow)), status: 207 };
 	}
 	if (path === '/v1/reader/invitations/imports' && shapes.importAs === 'csv') {
 		const found = listIn(body);

@@ -55,11 +55,11 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 	const worded = wording && status < 400 ? wording.dialect.answer(wording.method, wording.path, value) : value;
 	const answer = wording && status < 400 ? shapeAnswer(wording.dialect.answers, wording.method, wording.path, worded) : { json: worded };
 	// JSON:API: the document outermost, whatever wrappers the dialect's answer has inside it.
-	const shaped = wording && status < 400 && wording.dialect.envelope === 'jsonapi' && 'json' in answer ? { json: jsonApiAnswer(wording.dialect, wording.method, wording.path, answer.json) } : answer;
+	const shaped = wording && status < 400 && wording.dialect.envelope === 'jsonapi' && 'json' in answer ? { ...answer, json: jsonApiAnswer(wording.dialect, wording.method, wording.path, answer.json) } : answer;
 	const jsonType = wording?.dialect.envelope === 'jsonapi' ? JSON_API : 'application/json; charset=utf-8';
 	const [body, type] = 'csv' in shaped ? [Buffer.from(shaped.csv, 'utf8'), 'text/csv; charset=utf-8'] : [Buffer.from(JSON.stringify(shaped.json), 'utf8'), jsonType];
 	const sent = wording ? compressedFor(res, wording.dialect, body) : undefined;
-	res.writeHead(status, { 'Content-Type': type, 'Content-Length': (sent ?? body).length, ...(sent ? { 'Content-Encoding': 'gzip' } : {}), ...headers });
+	res.writeHead('status' in shaped && shaped.status !== undefined ? shaped.status : status, { 'Content-Type': type, 'Content-Length': (sent ?? body).length, ...(sent ? { 'Content-Encoding': 'gzip' } : {}), ...headers });
 	res.end(sent ?? body);
 }
 

@@ -5,6 +5,7 @@ import { READER, readerWorkflow, runWorkflow, trustCa } from '../harness';
 import { certificates } from '../tls/certificates';
 import { listenHttps } from '../tls/httpsServer';
 import { getMany } from '../nodes/reader/exportHelpers';
+import { fileItem } from '../nodes/reader/helpers';
 import { startFifthService, type FifthService } from './fifthService';
 
 /**
@@ -139,7 +140,7 @@ test('3. Service > Check Settings proposes Send Cursor As Header (Service-Cursor
 	] }]);
 	const window = items.find((f) => f.topic === 'Window Parameter');
 	expect(window?.verdict).toBe('unknown');
-	expect(window?.evidence).toContain('answered 400 ("limit must be 1 to 50.: must be 1 to 50")');
+	expect(window?.evidence).toContain('answered 400 ("limit must be 1 to 50.: must be 1 to 50 (pointer \"#/query/limit\")")');
 });
 
 test('4. The token expires mid-export: every row once', async () => {
@@ -222,4 +223,32 @@ test('7. A 502 page after an invitation create: outcome unknown, naming the Idem
 		JSON.stringify({ name: 'Other Ltd', registration_no: 'HRB 8', email: 'b@other.example' }));
 	expect([reuse.status, JSON.parse(reuse.text).title]).toEqual([422, 'Idempotency Key Reused']);
 	expect(service.writes.length).toBe(before + 1);
+});
+
+test('8. Invitation > Import answered 207 Multi-Status: one item per row, its own status and words', async () => {
+	const before = service.writes.length;
+	const csv = 'name,registration_no,email,ref\r\nMulti One Ltd,HRB 11,one@multi.example,R1\r\nMulti Two Ltd,,not-an-email,R2\r\n';
+	const result = await runWorkflow(
+		readerWorkflow({ authentication: 'oAuth2', resource: 'invitation', operation: 'import', source: 'binaryFile' }, { credentials: { serviceOAuth2Api: { id: 'cred-oauth2', name: 'Service OAuth2 API' } } }),
+		{ credentials: { serviceOAuth2Api: credential() }, inputItems: [fileItem(Buffer.from(csv), 'invitations.csv', 'text/csv')] },
+	);
+	expect(result.error(READER)).toBeUndefined();
+	// Rows numbered by file line (2, 3) as rows 1 and 2; the Service's own fields pass on, the node's beside them.
+	expect(result.output(READER).map((item) => item.json)).toEqual([
+		expect.objectContaining({ ok: true, check: '', invitation_id: expect.stringMatching(/^inv_/), status: 201, id: expect.stringMatching(/^inv_/) }),
+		expect.objectContaining({ ok: false, check: 'registration_no: is required; email: is not a work email address', status: 422 }),
+	]);
+	expect(result.output(READER).map((item) => [item.json.row, (item.json._reader as IDataObject | undefined)?.row])).toEqual([[2, 1], [3, 2]]);
+	expect(service.writes.slice(before)).toEqual([{ route: 'imports', body: 2 }]);
+});
+
+test('9. A 422 problem with an errors extension: each field and its words, nothing written', async () => {
+	const before = service.writes.length;
+	const refused = await run(credential(NAMES), { ...invite, companyName: 'Wrong Mail Ltd', workEmail: 'not-an-email' });
+	// The field was sent under the name the Service reads: its words on the value lead; the setting follows.
+	expect(refused.error?.message).toBe('The Service refused the request (422): The invitation was not sent.: is not a work email address (pointer "/email")');
+	expect(refused.error?.description).toBe(
+		'The Service answered 422 naming `email` (Invitation > Work Email), which the node sent: if the Service reads it under another name, map it in Request Names under Advanced Settings in the Service API credential; otherwise check the value sent. Check the parameters of this node against what the Service expects. (POST /v1/reader/invitations)',
+	);
+	expect(service.writes.length).toBe(before);
 });

@@ -106,6 +106,9 @@ export function readableEnvelope(body: unknown): unknown {
  * where it points (`source.pointer`, `source.parameter`, `source.header`), up to five; undefined for
  * another body.
  */
+/** Where an entry of `errors[]` names its field when it has no JSON:API `source`. */
+const ERROR_FIELD_NAMES = ['pointer', 'field', 'path', 'parameter', 'param', 'property', 'attribute'];
+
 export function errorsWords(body: unknown): { code?: string; message?: string } | undefined {
 	if (!isRecord(body) || !Array.isArray(body.errors) || body.errors.length === 0) return undefined;
 	const errors = body.errors.filter(isRecord);
@@ -116,8 +119,10 @@ export function errorsWords(body: unknown): { code?: string; message?: string } 
 		const detail = text(error.detail) ?? text(error.description);
 		const words = title && detail && title !== detail ? `${title}: ${detail}` : (detail ?? title ?? text(error.code) ?? '');
 		const source = isRecord(error.source) ? error.source : undefined;
-		const where = source ? text(source.pointer) ?? text(source.parameter) ?? text(source.header) : undefined;
-		const kind = source ? (text(source.pointer) ? 'pointer' : text(source.parameter) ? 'parameter' : 'header') : '';
+		// JSON:API under `source`; RFC 9457's `errors` extension and most APIs beside the detail (`pointer`, `field`...).
+		const beside = source ? undefined : ERROR_FIELD_NAMES.find((name) => text(error[name]) !== undefined);
+		const where = source ? text(source.pointer) ?? text(source.parameter) ?? text(source.header) : beside !== undefined ? text(error[beside]) : undefined;
+		const kind = source ? (text(source.pointer) ? 'pointer' : text(source.parameter) ? 'parameter' : 'header') : beside === 'pointer' ? 'pointer' : 'field';
 		return `${words}${where ? ` (${kind} "${where}")` : ''}`;
 	});
 	const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';

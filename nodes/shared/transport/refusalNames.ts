@@ -205,6 +205,9 @@ function uploadHint(status: number, words: string, found: RefusalNames, upload: 
 	return undefined;
 }
 
+/** Words saying a name itself is refused, not its value. */
+const NAME_WORDS = ['unknown', 'unexpected', 'unrecognised', 'unrecognized', 'not allowed', 'not permitted', 'not supported', 'unsupported', 'no such'];
+
 const rowOf = (concept: RequestConcept) => `Request Names > ${conceptLabel(concept)}`;
 const listed = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
 
@@ -213,21 +216,32 @@ const listed = (names: readonly string[]) => names.map((name) => `\`${name}\``).
  * which setting maps it, row by row; undefined when its words name nothing the node can tie to a setting.
  */
 export function namesHint(status: number, words: string, request: SentRequest): string | undefined {
+	return refusalHint(status, words, request)?.text;
+}
+
+/**
+ * `namesHint`, and whether a setting leads (`leads`): false when the refusal names only fields the node
+ * sent under their mapped names, where the Service's words about the value come first.
+ */
+export function refusalHint(status: number, words: string, request: SentRequest): { text: string; leads: boolean } | undefined {
 	if (status !== 400 && status !== 415 && status !== 422) return undefined;
 	const found = refusalNames(words);
 	const hints: string[] = [];
+	let leads = false;
 	if (request.upload) {
 		const upload = uploadHint(status, words, found, request.upload);
 		if (upload) hints.push(upload);
+		leads ||= upload !== undefined;
 	}
 	if (request.scope !== undefined) {
 		const scoped = scopeHint(status, words, found, request);
-		if (scoped) hints.push(scoped);
+		if (scoped) hints.push(scoped.text);
+		leads ||= scoped?.leads === true;
 	}
-	return hints.length ? hints.join(' ') : undefined;
+	return hints.length ? { text: hints.join(' '), leads } : undefined;
 }
 
-function scopeHint(status: number, words: string, found: RefusalNames, request: SentRequest): string | undefined {
+function scopeHint(status: number, words: string, found: RefusalNames, request: SentRequest): { text: string; leads: boolean } | undefined {
 	const concepts = CONCEPT_IDS.filter((id) => REQUEST_CONCEPTS[id].scope === request.scope && REQUEST_CONCEPTS[id].where !== 'type');
 	const sentAs = (concept: RequestConcept) => request.sent.find((s) => s.concept === concept)?.name;
 	const sentNames = new Set(request.sent.map((s) => s.name));
@@ -305,6 +319,9 @@ function scopeHint(status: number, words: string, found: RefusalNames, request: 
 		const list = unexplained.map((s) => `\`${s.name}\` (${conceptLabel(s.concept)})`).join(', ');
 		const [pronoun, each] = them(unexplained);
 		parts.push(`The Service answered ${status} naming ${list}, which the node sent: if the Service reads ${pronoun} under another name, map ${each} in ${REQUEST_NAMES_SETTING}; otherwise check the value sent.`);
+		// "Unknown parameter: window" is about the name (the setting leads); "is not a work email address" about the value.
+		const lower = words.toLowerCase();
+		return { text: parts.join(' '), leads: NAME_WORDS.some((word) => lower.includes(word)) };
 	}
-	return parts.length ? parts.join(' ') : undefined;
+	return parts.length ? { text: parts.join(' '), leads: true } : undefined;
 }

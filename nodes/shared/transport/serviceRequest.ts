@@ -9,7 +9,7 @@ import { describeServiceError, isTimeout, readErrorBody, serviceSaid } from './e
 import { awaitsResult, followJob, JobError, jobReference, type JobDeps } from './jobs';
 import type { SentRequest } from './requestNames';
 import { conceptLabel, REQUEST_NAMES_SETTING, RequestNamesError, unechoedConcepts } from './requestNames';
-import { errorBodyWords, namesHint } from './refusalNames';
+import { errorBodyWords, refusalHint } from './refusalNames';
 import { followDownload, isFollowedRedirect } from './redirects';
 import { streamedRequest } from './requestOptions';
 import { ABSURD_WAIT_MS, askedWait, isRetryableStatus, retryDelayMs, waitWords } from './retry';
@@ -189,12 +189,15 @@ export async function serviceRequest<T = unknown>(
 		// A refusal naming a field or a media type: which setting maps it leads, the Service's words follow.
 		const said = readErrorBody(errorBody);
 		const scanned = errorBodyWords(errorBody.toString('utf8'), said.message, said.code);
-		const hints = [envelopeHint(statusCode, `${scanned} ${said.message ?? ''}`, spoken.envelope, REQUEST_NAMES_SETTING), namesHint(statusCode, scanned, spoken.request)];
-		const hint = hints.filter((h) => h !== undefined).join(' ') || undefined;
+		const envelope = envelopeHint(statusCode, `${scanned} ${said.message ?? ''}`, spoken.envelope, REQUEST_NAMES_SETTING);
+		const names = refusalHint(statusCode, scanned, spoken.request);
+		const hint = [envelope, names?.text].filter((h) => h !== undefined).join(' ') || undefined;
+		// Only fields sent under their mapped names: the Service's words on the value lead, the setting follows.
+		const leads = hint !== undefined && (envelope !== undefined || names?.leads === true);
 		throw new NodeApiError(this.getNode(), { status: statusCode, code: words.code === undefined ? null : settings.redact(words.code) } as JsonObject, {
 			// The words are decoded from the body: redacted here, whatever escapes the body used.
-			message: settings.redact(hint ?? words.message),
-			description: settings.redact(`${hint ? `${words.message.replace(/\.$/, '')}. ` : ''}${words.description} (${call.method} ${call.path})`),
+			message: settings.redact(leads ? hint : words.message),
+			description: settings.redact(`${leads ? `${words.message.replace(/\.$/, '')}. ` : hint ? `${hint} ` : ''}${words.description} (${call.method} ${call.path})`),
 			httpCode: String(statusCode),
 			itemIndex,
 		});

@@ -113,6 +113,7 @@ const ROW_OK = ['ok', 'accepted', 'valid', 'success'];
 const ROW_STATUS = ['status', 'result', 'outcome'];
 const ROW_REASON = ['check', 'reason', 'message', 'problem', 'error', 'detail', 'details', 'explanation', 'note'];
 const ROW_INVITATION = ['invitation_id', 'invitationId', 'invitation'];
+const ROW_HTTP_STATUS = ['status_code', 'statusCode', 'http_status', 'httpStatus', 'code'];
 const ACCEPTED = /^(ok|accepted|invited|sent|created|valid|success)$/i;
 const REFUSED = /^(refused|rejected|invalid|error|failed|declined|skipped)$/i;
 
@@ -128,7 +129,27 @@ function rowOk(record: Record<string, unknown>): boolean | undefined {
 		if (typeof value === 'string' && ACCEPTED.test(value.trim())) return true;
 		if (typeof value === 'string' && REFUSED.test(value.trim())) return false;
 	}
+	// A 207 Multi-Status answer gives each row its own HTTP status: 2xx accepted, 4xx or 5xx refused.
+	for (const name of [...ROW_STATUS, ...ROW_HTTP_STATUS]) {
+		const value = typeof record[name] === 'string' && /^\d{3}$/.test((record[name] as string).trim()) ? Number(record[name]) : record[name];
+		if (typeof value === 'number' && Number.isInteger(value) && value >= 200 && value <= 599) return value < 300;
+	}
 	return undefined;
+}
+
+/** A refused row's words: a reason by name, else each entry of its `errors` (RFC 9457's extension, JSON:API's `errors[]`) as "field: detail". */
+function rowReason(record: Record<string, unknown>): string | undefined {
+	const named = findText(record, ROW_REASON, [...ROW_NUMBER, ...ROW_STATUS, ...ROW_HTTP_STATUS, ...ROW_INVITATION, 'id', 'ok', 'data', 'errors']);
+	if (named !== undefined) return named;
+	const errors = Array.isArray(record.errors) ? record.errors : isRecord(record.errors) ? [record.errors] : isRecord(record.error) ? [record.error] : [];
+	const words = errors.filter(isRecord).slice(0, 20).map((error) => {
+		const detail = findText(error, ['detail', 'message', 'title', 'reason', 'error', 'code']);
+		const source = isRecord(error.source) ? error.source : error;
+		const field = findText(source, ['pointer', 'field', 'name', 'path', 'parameter', 'param'], ['detail', 'message', 'title', 'reason', 'error', 'code', 'type', 'status']);
+		return detail === undefined ? undefined : field === undefined ? detail : `${field.startsWith('/') ? field.slice(1) : field}: ${detail}`;
+	});
+	const said = words.filter((word): word is string => word !== undefined);
+	return said.length > 0 ? said.join('; ') : undefined;
 }
 
 function rowNumber(record: Record<string, unknown>): number | undefined {
@@ -181,7 +202,7 @@ export function matchImportAnswer(body: unknown, sent: number, countIsLowerBound
 		byRow.set(row, {
 			row,
 			ok,
-			check: findText(entry, ROW_REASON, [...ROW_NUMBER, ...ROW_STATUS, ...ROW_INVITATION, 'id', 'ok', 'data']) ?? '',
+			check: rowReason(entry) ?? '',
 			...(invitationId !== undefined ? { invitation_id: invitationId } : {}),
 			...(isRecord(entry.data) ? { data: entry.data } : {}),
 			said: entry,
