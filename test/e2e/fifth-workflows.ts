@@ -1,0 +1,83 @@
+import type { IDataObject } from 'n8n-workflow';
+import type { FifthService } from '../trial/fifthService';
+import type { N8n } from './n8n';
+
+/** The package's node types and the credential a new user picks for the fifth Service. */
+const READER_TYPE = 'n8n-nodes-service-reader.serviceReader';
+const TRIGGER_TYPE = 'n8n-nodes-service-reader.serviceTrigger';
+export const OAUTH2 = 'serviceOAuth2Api';
+
+/**
+ * A Service OAuth2 API credential created through n8n's public API (as the credential dialog saves it):
+ * Base URL, Access Token URL, a client of the fifth Service, and Advanced Settings as told. Returns its id.
+ */
+export async function createOAuth2Credential(
+	n8n: N8n,
+	name: string,
+	service: FifthService,
+	client: { clientId: string; clientSecret: string },
+	advanced: IDataObject = {},
+): Promise<string> {
+	const data: IDataObject = {
+		baseUrl: service.baseUrl,
+		accessTokenUrl: service.tokenUrl,
+		clientId: client.clientId,
+		clientSecret: client.clientSecret,
+		authentication: 'header',
+		scope: '',
+		...(Object.keys(advanced).length ? { advancedSettings: true, ...advanced } : {}),
+	};
+	const created = await n8n.api.request<{ id: string }>('POST', '/credentials', { name, type: OAUTH2, data });
+	return created.id;
+}
+
+type Node = Record<string, unknown>;
+
+/** A Service Reader node (Authentication: OAuth2) on the given credential. */
+export function readerNode(name: string, y: number, credential: { id: string; name: string }, parameters: IDataObject): Node {
+	return {
+		parameters: { authentication: 'oAuth2', ...parameters },
+		id: `f1f7f1f7-0000-4000-8000-${String(1000 + y).padStart(12, '0')}`,
+		name,
+		type: READER_TYPE,
+		typeVersion: 2,
+		position: [240, y],
+		credentials: { [OAUTH2]: credential },
+	};
+}
+
+/** A manual workflow: Start, then each reader node on its own branch. */
+export function manualWorkflow(id: string, name: string, readers: Node[]): Record<string, unknown> {
+	const start = { parameters: {}, id: 'f1f7f1f7-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] };
+	const next = readers.map((node) => ({ node: node.name, type: 'main', index: 0 }));
+	return { id, name, nodes: [start, ...readers], connections: { Start: { main: [next] } }, settings: { executionOrder: 'v1' }, pinData: {} };
+}
+
+/** A workflow of one Service Trigger (Authentication: OAuth2) with a fixed webhook id, so its URL is known. */
+export function triggerWorkflow(id: string, name: string, nodeName: string, webhookId: string, credential: { id: string; name: string }): Record<string, unknown> {
+	const trigger = {
+		parameters: { authentication: 'oAuth2', events: ['ledger_high'], ignoreRedeliveries: true, options: {} },
+		id: 'f1f7f1f7-0000-4000-8000-000000000010',
+		name: nodeName,
+		type: TRIGGER_TYPE,
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId,
+		credentials: { [OAUTH2]: credential },
+	};
+	return { id, name, nodes: [trigger], connections: {}, settings: { executionOrder: 'v1' }, pinData: {} };
+}
+
+/** Webhook URLs whose endpoint a workflow's Service Trigger has saved in its static data. */
+export async function storedEndpointUrls(n8n: N8n, workflowId: string): Promise<string[]> {
+	const workflow = await n8n.api.request<{ staticData?: Record<string, { endpoints?: Record<string, unknown> }> | null }>('GET', `/workflows/${workflowId}`);
+	return Object.values(workflow.staticData ?? {}).flatMap((node) => Object.keys(node?.endpoints ?? {}));
+}
+
+/** What the editor shows when a workflow's activation failed (n8n 2.x publication status), else undefined. */
+export async function publicationFailure(n8n: N8n, workflowId: string): Promise<string | undefined> {
+	const answer = await n8n.rest('GET', `/rest/workflows/${workflowId}/publication-status`);
+	if (answer.status !== 200) return undefined;
+	const status = answer.json<{ data: { status: string; triggers?: Array<{ errorMessage: string | null }> } }>().data;
+	return status.status === 'failed' ? (status.triggers ?? []).map((trigger) => trigger.errorMessage).join('; ') || 'failed' : undefined;
+}
