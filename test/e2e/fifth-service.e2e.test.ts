@@ -123,7 +123,7 @@ describe('the fifth Service in a real n8n (OAuth2 client credentials, Service-Cu
 		await n8n.api.activateWorkflow(ids.bareTrigger);
 		const refused = await waitFor(async () => await publicationFailure(n8n, ids.bareTrigger), { what: 'the bare activation to fail', timeoutMs: 60_000 });
 		expect(refused).toBe(
-			'The Service answered 422 naming `endpoint_url`, which the node did not send. Set Request Names > Webhook Endpoint > URL to `endpoint_url` (sent as `url`). (Request Names under Advanced Settings in the Service API credential.)',
+			'The Service answered 422 naming `endpoint_url`, which the node did not send. Set Request Names > Webhook Endpoint > URL to `endpoint_url` (sent as `url`). (Request Names under Advanced Settings in the Service OAuth2 API credential.)',
 		);
 		await n8n.api.deactivateWorkflow(ids.bareTrigger);
 

@@ -93,8 +93,10 @@ const once = (values: unknown[]) => new Set(values.map(String)).size === values.
 test('1. Decisions > Get Many: default settings stop naming Send Cursor As; Send Cursor As = Header reads all 40 once, 20 digits exact', async () => {
 	const plain = await run(credential(), getMany('decision', { returnAll: true }));
 	expect(plain.error?.message).toBe('Page 2 of the decisions export repeated rows already read, so the Service did not read the cursor: check Send Cursor As');
-	// Its description ends "...Cursor Parameter under Advanced Settings in the Service API credential": the user is on Service OAuth2 API.
 	expect(plain.words).toContain('set Send Cursor As to Header with that Cursor Header Name');
+	// The settings are named in the credential the user is on.
+	expect(plain.words).toContain('under Advanced Settings in the Service OAuth2 API credential');
+	expect(plain.words).not.toContain('Service API credential');
 	expect(plain.items).toEqual([]); // nothing passed on, so nothing duplicated
 
 	const told = await run(credential(CURSOR_HEADER), getMany('decision', { returnAll: true }));
@@ -174,7 +176,7 @@ test('5. Invitation > Create: default names get the 422 problem; with Request Na
 	const plain = await run(credential(), invite);
 	// What a user is told, exactly: the problem's pointers (/name, /registration_no, /email) paired with the three rows to set.
 	expect(plain.error?.message).toBe(
-		'The Service answered 422 naming `name`, `registration_no`, `email`, which the node did not send. Set Request Names > Invitation > Company Name to `name` (sent as `company_name`). Set Request Names > Invitation > Registration Number to `registration_no` (sent as `registration_number`). Set Request Names > Invitation > Work Email to `email` (sent as `work_email`). (Request Names under Advanced Settings in the Service API credential.)',
+		'The Service answered 422 naming `name`, `registration_no`, `email`, which the node did not send. Set Request Names > Invitation > Company Name to `name` (sent as `company_name`). Set Request Names > Invitation > Registration Number to `registration_no` (sent as `registration_number`). Set Request Names > Invitation > Work Email to `email` (sent as `work_email`). (Request Names under Advanced Settings in the Service OAuth2 API credential.)',
 	);
 	expect(service.writes.length).toBe(before);
 
@@ -248,7 +250,7 @@ test('9. A 422 problem with an errors extension: each field and its words, nothi
 	// The field was sent under the name the Service reads: its words on the value lead; the setting follows.
 	expect(refused.error?.message).toBe('The Service refused the request (422): The invitation was not sent.: is not a work email address (pointer "/email")');
 	expect(refused.error?.description).toBe(
-		'The Service answered 422 naming `email` (Invitation > Work Email), which the node sent: if the Service reads it under another name, map it in Request Names under Advanced Settings in the Service API credential; otherwise check the value sent. Check the parameters of this node against what the Service expects. (POST /v1/reader/invitations)',
+		'The Service answered 422 naming `email` (Invitation > Work Email), which the node sent: if the Service reads it under another name, map it in Request Names under Advanced Settings in the Service OAuth2 API credential; otherwise check the value sent. Check the parameters of this node against what the Service expects. (POST /v1/reader/invitations)',
 	);
 	expect(service.writes.length).toBe(before);
 });

@@ -7,7 +7,7 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { tokenRedactors, type TokenRedactors } from '../redaction';
-import { credentialName, secretRedactors } from './credentialKind';
+import { CLIENT_GRANT_TYPE, credentialName, secretRedactors } from './credentialKind';
 
 
 interface CredentialReader {
@@ -34,11 +34,24 @@ export async function keepingTokenOut<T>(context: CredentialReader, work: () => 
 	}
 }
 
-/** The error itself, cleared of the token in place. */
+/** The error itself, cleared of the token in place; its words name the credential the node uses. */
 export async function withoutToken(context: CredentialReader, error: unknown): Promise<unknown> {
 	(await credentialRedactors.call(context)).redactError(error);
+	if (credentialName(context) === CLIENT_GRANT_TYPE) namingOAuth2(error);
 	return error;
 }
+
+/** Settings are named "in the Service API credential" where they are made; an OAuth2 user has them in the other one. */
+function namingOAuth2(error: unknown): void {
+	if (error === null || typeof error !== 'object') return;
+	const fields = error as Record<string, unknown>;
+	for (const key of ['message', 'description']) {
+		const value = fields[key];
+		if (typeof value === 'string' && value.includes(ACCESS_TOKEN_WORDS)) fields[key] = value.split(ACCESS_TOKEN_WORDS).join(OAUTH2_WORDS);
+	}
+}
+const ACCESS_TOKEN_WORDS = 'Service API credential';
+const OAUTH2_WORDS = 'Service OAuth2 API credential';
 
 /** The same for each function of a methods group (list searches, load options). */
 export function methodsKeepingTokenOut<M extends Record<string, (this: never, ...args: never[]) => Promise<unknown>>>(methods: M): M {
