@@ -101,14 +101,14 @@ export function readableEnvelope(body: unknown): unknown {
 	return body;
 }
 
+/** Where an entry of `errors[]` names its field when it has no JSON:API `source`. */
+const ERROR_FIELD_NAMES = ['pointer', 'field', 'path', 'parameter', 'param', 'property', 'attribute'];
+
 /**
  * The words of a JSON:API (or any `errors[]`) error body: each error's title and detail, its code and
  * where it points (`source.pointer`, `source.parameter`, `source.header`), up to five; undefined for
  * another body.
  */
-/** Where an entry of `errors[]` names its field when it has no JSON:API `source`. */
-const ERROR_FIELD_NAMES = ['pointer', 'field', 'path', 'parameter', 'param', 'property', 'attribute'];
-
 export function errorsWords(body: unknown): { code?: string; message?: string } | undefined {
 	if (!isRecord(body) || !Array.isArray(body.errors) || body.errors.length === 0) return undefined;
 	const errors = body.errors.filter(isRecord);
