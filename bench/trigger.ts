@@ -158,7 +158,7 @@ export async function benchTrigger(options: TriggerOptions): Promise<TriggerResu
 		const sent = Date.now();
 		for (const t of targets) {
 			const counted = await countExecutions(n8n, t.workflowId, t.expected);
-			options.log(`  ${t.key}: ${counted.count} executions of ${t.expected} expected, ${Math.round((Date.now() - sent) / 1000)} s after the last delivery`);
+			options.log(`  ${t.key}: ${counted.count} executions of ${t.expected} expected${counted.refusalRuns ? ` (and ${counted.refusalRuns} failed execution saying deliveries were refused in a row)` : ''}, ${Math.round((Date.now() - sent) / 1000)} s after the last delivery`);
 			const variant: TriggerVariant = {
 				name: t.name,
 				verifies: t.verifies,

@@ -68,7 +68,8 @@ test('Detect (the default) accepts a delivery signed under the secret however it
 			// Learned: the next read of the credential puts the key that verified first, so one HMAC settles a genuine delivery.
 			const next = source(secret, 'auto');
 			expect(await deliveryVerdict(delivery(signer, '{"alert_id":"a2"}'), next.keys)).toMatchObject({ ok: true });
-			expect(next.held().keys[0].equals(signer)).toBe(true);
+			// Only that reading from then on: a forgery costs one HMAC, as under a set encoding.
+			expect(next.held().keys.map((k) => k.equals(signer))).toEqual([true]);
 			// A forgery (another key) is refused under Detect: no reading of the secret signs it.
 			expect(await deliveryVerdict(delivery(randomBytes(32), '{"alert_id":"a3"}'), source(secret, 'auto').keys)).toEqual({ ok: false, reason: 'mismatch' });
 		}),
@@ -96,5 +97,21 @@ test('a hex secret of 64 characters is read as hex first: one HMAC for the first
 	const key = randomBytes(32);
 	const { keys, held } = source(key.toString('hex'), 'auto');
 	expect(await deliveryVerdict(delivery(key, '{}'), keys)).toMatchObject({ ok: true });
-	expect(held().keys.map((k) => k.length)).toEqual([32, 48, 64]);
+	// Verified under hex: the other readings are dropped from the keys held, for this read too.
+	expect(held().keys.map((k) => k.length)).toEqual([32]);
+});
+
+test('two secrets held at once (a second endpoint): learning one keeps every reading of the other', async () => {
+	const first = randomBytes(32);
+	const second = randomBytes(32);
+	const readings = new SecretReadings('auto', () => nowMs);
+	readings.add(first.toString('hex'));
+	readings.add(second.toString('base64'));
+	const held: HeldKeys = { ...readings.held(), signatureEncoding: 'auto', source: 'stored' };
+	const keys: KeySource = { remembered: () => undefined, read: async () => held };
+	expect(await deliveryVerdict(delivery(first, '{}'), keys)).toMatchObject({ ok: true });
+	expect(held.keys[0].equals(first)).toBe(true);
+	expect(held.keys.filter((k) => k.equals(second))).toHaveLength(1);
+	expect(await deliveryVerdict(delivery(second, '{}'), keys)).toMatchObject({ ok: true });
+	expect(held.keys.map((k) => k.equals(first) || k.equals(second))).toEqual([true, true]);
 });

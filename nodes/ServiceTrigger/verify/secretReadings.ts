@@ -1,6 +1,6 @@
 /**
  * The keys of one reading of the credential: under Secret Encoding Detect every reading of each
- * secret, the one learned from an earlier genuine delivery first; under a set encoding that reading,
+ * secret until a genuine delivery verified under one, then that one only; under a set encoding that reading,
  * and the others as alternatives that only name the setting on a refusal (verdict.ts). What was
  * learned is held per process, by the secret's SHA-256. Pure: no n8n types.
  */
@@ -47,7 +47,9 @@ export class SecretReadings {
 		}
 		const digest = createHash('sha256').update(secret.trim()).digest('base64');
 		const learned = learnedReadings.get(digest, this.now());
-		for (const reading of learned === undefined ? all : [...all.filter((r) => r.encoding === learned), ...all.filter((r) => r.encoding !== learned)]) {
+		// Once a genuine delivery verified under one reading, it is the only one: a forgery costs one HMAC, as with a set encoding.
+		const known = learned === undefined ? [] : all.filter((r) => r.encoding === learned);
+		for (const reading of known.length > 0 ? known : all) {
 			this.keys.push(reading.key);
 			this.learnedAs.set(reading.key, { secret: digest, encoding: reading.encoding });
 		}
@@ -63,7 +65,9 @@ export class SecretReadings {
 				const reading = this.learnedAs.get(key);
 				if (reading === undefined) return;
 				learnedReadings.set(reading.secret, reading.encoding, this.now());
-				// First from now on, also in the keys remembered for the next minute (recentKeys.ts).
+				// The only reading of this secret from now on, also in the keys remembered for the next minute (recentKeys.ts);
+				// another secret's readings (a second endpoint's) stay.
+				for (let at = keys.length - 1; at >= 0; at--) if (keys[at] !== key && this.learnedAs.get(keys[at])?.secret === reading.secret) keys.splice(at, 1);
 				keys.splice(keys.indexOf(key), 1);
 				keys.unshift(key);
 			},

@@ -103,9 +103,9 @@ function check(header: FreshSignatureHeader, rawBody: Buffer, held: HeldKeys): V
 		for (const candidate of candidates) if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) equal = true;
 		return equal;
 	};
-	// The first key that verifies ends the search: once the reading is learned, one HMAC a delivery.
+	// The first key that verifies ends the search: once the reading is learned, it is the only key (one HMAC a delivery).
 	const at = held.keys.findIndex(signs);
-	if (at > 0) held.learned?.(held.keys[at]);
+	if (at >= 0 && held.keys.length > 1) held.learned?.(held.keys[at]);
 	if (at >= 0) return { ok: true, timestamp };
 	// Refused all the same; said when another reading of the secret would have verified.
 	const other = held.alternatives?.find(({ key }) => signs(key));
