@@ -118,7 +118,7 @@ describe('Request Names of Writes from the document', () => {
 });
 
 describe('the whole check with a document served', () => {
-	const served = (path: string, value: unknown) => fakeService({ before: (request) => (request.path === path ? jsonAnswer(200, value) : undefined) });
+	const served = (path: string, value: unknown) => fakeService({ before: (request) => (request.path === `${BASE}${path}` ? jsonAnswer(200, value) : undefined) });
 
 	test('the document asked last, at the first conventional path that has one; its findings in place of not_checked', async () => {
 		const document = {
@@ -134,7 +134,7 @@ describe('the whole check with a document served', () => {
 		};
 		const service = served('/v1/openapi.json', document);
 		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} }, () => 0);
-		expect(service.asked.slice(-2).map((request) => request.path)).toEqual(['/openapi.json', '/v1/openapi.json']);
+		expect(service.asked.slice(-2).map((request) => request.path)).toEqual([`${BASE}/openapi.json`, `${BASE}/v1/openapi.json`]);
 		expect(topic(findings, 'Request Names of Writes')).toMatchObject({ verdict: 'change', settings: [{ concept: 'webhook.url', value: 'callbackUrl' }] });
 		expect(topic(findings, 'Webhook Signing')).toMatchObject({
 			verdict: 'not_checked',
@@ -149,7 +149,7 @@ describe('the whole check with a document served', () => {
 	test('no document at any path: the four GETs, and the findings exactly as without them', async () => {
 		const service = fakeService();
 		const findings = await checkSettings(service, { baseUrl: BASE, advanced: {} }, () => 0);
-		expect(service.asked.slice(-4).map((request) => request.path)).toEqual(['/openapi.json', '/v1/openapi.json', '/.well-known/openapi.json', '/swagger.json']);
+		expect(service.asked.slice(-4).map((request) => request.path)).toEqual(['/openapi.json', '/v1/openapi.json', '/.well-known/openapi.json', '/swagger.json'].map((path) => `${BASE}${path}`));
 		expect(findings.slice(-5)).toEqual(notChecked(current));
 	});
 

@@ -22,10 +22,13 @@ export interface ApiDocument {
 }
 
 /** The first conventional path that answers with an API document, asked while the budget has room; undefined when none does. */
-export async function findApiDocument(budget: ProbeBudget): Promise<ApiDocument | undefined> {
+export async function findApiDocument(budget: ProbeBudget, baseUrl: string): Promise<ApiDocument | undefined> {
+	// Under the Base URL found (a proposed one too), written in full as the Base URL finding writes its own: outside /v1/, on its origin.
+	let base = budget.fields.baseUrl ?? baseUrl;
+	while (base.endsWith('/')) base = base.slice(0, -1);
 	for (const path of DOCUMENT_PATHS) {
 		if (budget.spent() !== undefined) return undefined;
-		const asked = await budget.ask({ path });
+		const asked = await budget.ask({ path: `${base}${path}` });
 		if (!asked.answer || !isJsonAnswer(asked.answer) || asked.answer.truncated) continue;
 		let value: unknown;
 		try {

@@ -81,7 +81,7 @@ export async function checkSettings(probe: Probe, credential: CheckedCredential,
 	findings.push(...(await safely(['Error Body Shape'], () => checkErrorShape(budget), one)));
 	findings.push(rateLimitFinding(budget));
 	// Last, only with budget left: a published API document and the catalogue's example secret.
-	const document = await findApiDocument(budget).catch(() => undefined);
+	const document = await findApiDocument(budget, current.baseUrl).catch(() => undefined);
 	findings.push(...withDocument(notChecked(current), base.path === PATHS.catalogue ? base.answer : undefined, document, current));
 	return findings;
 }
