@@ -90,8 +90,8 @@ describe('Request Names of Writes from the document', () => {
 		});
 	});
 
-	test('two properties fitting one row: both named, neither picked', () => {
-		const document = withBody('/v1/reader/invitations', { properties: { email: {}, contact_email: {} } });
+	test('two properties fitting one row: both named, neither picked; a name the credential could not send is no proposal', () => {
+		const document = withBody('/v1/reader/invitations', { properties: { email: {}, contact_email: {}, 'company"name': {}, [`reg_${'x'.repeat(200)}`]: {} } });
 		expect(writesFinding({ path: '/openapi.json', document }, current)).toEqual({
 			topic: 'Request Names of Writes',
 			verdict: 'unknown',

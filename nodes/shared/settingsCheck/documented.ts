@@ -10,7 +10,7 @@ import { DOCUMENT_PATHS, entrySchema, exampleSecret, isApiDocument, propertiesOf
 import { currentName, finding, nameSetting, setting } from './current';
 import type { Current } from './current';
 import { closeness, pairNames, type PairingRow } from '../transport/namePairing';
-import { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS, type RequestConcept } from '../transport/requestNames';
+import { CONCEPT_IDS, conceptLabel, documentedName, REQUEST_CONCEPTS, requestNameProblem, type RequestConcept } from '../transport/requestNames';
 import type { Finding, FindingSetting, ProbeAnswer } from './types';
 
 const WRITES_TOPIC = 'Request Names of Writes';
@@ -51,7 +51,8 @@ interface Paired {
 /** The rows of `concepts` paired with `names` (only names close to some row are weighed: a body may hold many). */
 function pairInto(paired: Paired, current: Current, concepts: readonly RequestConcept[], names: readonly string[]): Map<RequestConcept, string> {
 	const rows: PairingRow[] = concepts.map((id) => ({ id, documented: documentedName(id), label: conceptLabel(id), sent: currentName(current, id) }));
-	const close = names.filter((name) => rows.some((row) => closeness(name, row) >= 2));
+	// A name the credential could not send (too long, a quote or control character) is no proposal.
+	const close = names.filter((name) => requestNameProblem(name) === undefined && rows.some((row) => closeness(name, row) >= 2));
 	const { pairs, open } = pairNames(close, rows);
 	const found = new Map<RequestConcept, string>();
 	for (const pair of pairs) {
