@@ -79,7 +79,7 @@ describe('with the API document published', () => {
 		expect(byTopic(findings, 'Webhook Signing')).toEqual({
 			topic: 'Webhook Signing',
 			verdict: 'not_checked',
-			current: 'Detect; Detect; Detect',
+			current: 'Detect; Detect (Hex or Base64); Detect (Seconds or Milliseconds)',
 			settings: [{ field: 'signingKeyEncoding', label: 'Secret Encoding', value, shown }],
 			found: value,
 			evidence: `${SIGNING_NOT_CHECKED} An example secret in the API document at /openapi.json is likely ${shown} (${why}): Secret Encoding may be set to it, but Detect (the default) finds it from the first delivery.`,
@@ -101,6 +101,6 @@ describe('without an API document (as the default and alt dialects are)', () => 
 			['/swagger.json', 404],
 		]);
 		expect(byTopic(findings, 'Request Names of Writes')).toEqual({ topic: 'Request Names of Writes', verdict: 'not_checked', settings: [], evidence: WRITES_NOT_CHECKED });
-		expect(byTopic(findings, 'Webhook Signing')).toEqual({ topic: 'Webhook Signing', verdict: 'not_checked', settings: [], current: 'Detect; Detect; Detect', evidence: SIGNING_NOT_CHECKED });
+		expect(byTopic(findings, 'Webhook Signing')).toEqual({ topic: 'Webhook Signing', verdict: 'not_checked', settings: [], current: 'Detect; Detect (Hex or Base64); Detect (Seconds or Milliseconds)', evidence: SIGNING_NOT_CHECKED });
 	});
 });
