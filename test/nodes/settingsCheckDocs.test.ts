@@ -25,7 +25,7 @@ const BODIES = 'The API document at /openapi.json shows the request bodies of /v
 const WRITES_NOT_CHECKED =
 	'Invitation > Company Name, Invitation > Registration Number, Invitation > Work Email, Invitation > Reader Reference, Webhook Endpoint > URL, Policy Run > KE, SSO > Provider Type, SSO > Email Domains, SSO > Group to Role Mapping, SSO > Mapping Group, SSO > Mapping Role: only sending a body shows the names the Service reads; the check sends none. A refusal naming a field names the Request Names row.';
 const SIGNING_NOT_CHECKED =
-	'Secret Encoding, Signature Encoding, Timestamp Unit: only creating a webhook endpoint shows the secret, and only a delivery its signature; the check creates nothing. On Detect (the default) the Service Trigger learns them from the first genuine delivery, and names a set one that does not fit.';
+	'Secret Encoding, Signature Encoding, Signature Timestamp Unit: only creating a webhook endpoint shows the secret, and only a delivery its signature; the check creates nothing. On Detect (the default) the Service Trigger learns them from the first genuine delivery, and names a set one that does not fit.';
 
 describe('with the API document published', () => {
 	const sandbox = useSandbox({ dialect: { ...dialect, answers: { ...dialect.answers, apiDocument: true } } });
