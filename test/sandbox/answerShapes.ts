@@ -37,6 +37,8 @@ export interface AnswerShapes {
 	verification: VerificationForms;
 	/** JSON answers and export pages gzip-compressed (`Content-Encoding: gzip`) when the client accepts it. */
 	compressed: boolean;
+	/** An OpenAPI document at /openapi.json in the dialect's own request names (routes/apiDocument.ts); off (no route) unless set. */
+	apiDocument?: boolean;
 }
 
 export interface VerificationForms {

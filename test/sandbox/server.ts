@@ -12,11 +12,12 @@ import { policyRunRoutes } from './routes/policyRuns';
 import { ssoRoutes } from './routes/sso';
 import { verifyRoutes } from './routes/verify';
 import { webhookRoutes } from './routes/webhooks';
+import { apiDocumentRoutes } from './routes/apiDocument';
 import { answerRouteFault } from './routeFaults';
 import type { ReaderOrg, ReceivedRequest } from './types';
 
 const routes: Route[] = [
-	...webhookRoutes, ...exportRoutes, ...verifyRoutes, ...invitationRoutes, ...policyRunRoutes, ...ssoRoutes, ...jobRoutes, ...oauthRoutes,
+	...webhookRoutes, ...exportRoutes, ...verifyRoutes, ...invitationRoutes, ...policyRunRoutes, ...ssoRoutes, ...jobRoutes, ...oauthRoutes, ...apiDocumentRoutes,
 ];
 
 /** Control methods reachable over HTTP (`POST /__control/<method>` with `{"args": [...]}`). */

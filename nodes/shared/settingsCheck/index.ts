@@ -11,6 +11,7 @@ import { checkCsv } from './csvFormat';
 import { checkCursor } from './cursor';
 import { checkJsonFormat } from './jsonFormat';
 import { notChecked } from './notChecked';
+import { findApiDocument, withDocument } from './documented';
 import { checkPageSize, type Pages } from './pageSize';
 import { checkSignIn, SIGN_IN_TOPIC } from './signIn';
 import { checkErrorShape, checkListShapes, rateLimitFinding } from './shapes';
@@ -79,7 +80,9 @@ export async function checkSettings(probe: Probe, credential: CheckedCredential,
 	findings.push(...(await safely(['Decisions List Shape', 'Statements List Shape'], () => checkListShapes(budget), many)));
 	findings.push(...(await safely(['Error Body Shape'], () => checkErrorShape(budget), one)));
 	findings.push(rateLimitFinding(budget));
-	findings.push(...notChecked(current));
+	// Last, only with budget left: a published API document and the catalogue's example secret.
+	const document = await findApiDocument(budget, current.baseUrl).catch(() => undefined);
+	findings.push(...withDocument(notChecked(current), base.path === PATHS.catalogue ? base.answer : undefined, document, current));
 	return findings;
 }
 

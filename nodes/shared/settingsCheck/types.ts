@@ -8,7 +8,7 @@
 export type FieldOverrides = Readonly<Record<string, string>>;
 
 export interface ProbeRequest {
-	/** A path under the Base URL (`/v1/reader/...`), or, for the Base URL finding only, an absolute https URL on the Base URL's origin. */
+	/** A path under the Base URL (`/v1/reader/...`), or, for the Base URL finding and the API document, an absolute https URL on the Base URL's origin. */
 	path: string;
 	/** Query parameters in order; names and values are sent as given (percent-encoded once by the transport). */
 	query?: ReadonlyArray<readonly [string, string]>;
