@@ -8,7 +8,11 @@
  * sent answers the first page again: a page whose rows were all read before stops the list.
  */
 
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
+
+import { pageSum, RowHash } from './rowDigest';
+
+export { pageSum } from './rowDigest';
 
 export interface PagingOptions {
 	/** Query parameter that carries the cursor back (credential: Cursor Parameter). */
@@ -85,7 +89,7 @@ export function cursorSentWords(cursorParameter: string, cursorHeader: string | 
 
 /** SHA-256 of a row's text (or bytes): 32 bytes, whatever the row's length. */
 export function rowDigest(row: string | Uint8Array): Buffer {
-	return createHash('sha256').update(row).digest();
+	return typeof row === 'string' ? new RowHash().updateText(row).digest() : new RowHash().update(row).digest();
 }
 
 /** Rows of page 1 held as digests at most: 32 bytes each, 640 KiB in all. Past it, a page is matched as a whole. */
@@ -117,13 +121,6 @@ export function packDigests(digests: readonly Uint8Array[]): Buffer {
 	const packed = new Digests();
 	for (const digest of digests) packed.add(digest);
 	return packed.packed();
-}
-
-/** One digest of a page's rows whatever their order: the sum of their digests modulo 2^256, as base64url. */
-export function pageSum(rows: Buffer): string {
-	let sum = 0n;
-	for (let at = 0; at + 32 <= rows.length; at += 32) sum = (sum + BigInt(`0x${rows.toString('hex', at, at + 32)}`)) & ((1n << 256n) - 1n);
-	return Buffer.from(sum.toString(16).padStart(64, '0'), 'hex').toString('base64url');
 }
 
 /**
@@ -175,7 +172,7 @@ export class ReadRows {
  * 32 bytes a line of this page, never its bytes.
  */
 export class LineDigests {
-	private hash: Hash | undefined;
+	private hash: RowHash | undefined;
 	private readonly lines = new Digests();
 
 	constructor(
@@ -187,7 +184,7 @@ export class LineDigests {
 		for (let start = 0; start <= chunk.length; ) {
 			const newline = chunk.indexOf(0x0a, start);
 			const end = newline === -1 ? chunk.length : newline;
-			if (end > start) (this.hash ??= createHash('sha256')).update(chunk.subarray(start, end));
+			if (end > start) (this.hash ??= new RowHash()).update(chunk, start, end);
 			if (newline === -1) return;
 			this.close();
 			start = newline + 1;
