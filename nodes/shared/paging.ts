@@ -172,7 +172,10 @@ export class ReadRows {
  * 32 bytes a line of this page, never its bytes.
  */
 export class LineDigests {
-	private hash: RowHash | undefined;
+	private readonly hash = new RowHash();
+	private open = false;
+	/** One digest at a time, copied where it is kept: no allocation a line. */
+	private readonly scratch = Buffer.alloc(32);
 	private readonly lines = new Digests();
 
 	constructor(
@@ -184,7 +187,10 @@ export class LineDigests {
 		for (let start = 0; start <= chunk.length; ) {
 			const newline = chunk.indexOf(0x0a, start);
 			const end = newline === -1 ? chunk.length : newline;
-			if (end > start) (this.hash ??= new RowHash()).update(chunk, start, end);
+			if (end > start) {
+				this.hash.update(chunk, start, end);
+				this.open = true;
+			}
 			if (newline === -1) return;
 			this.close();
 			start = newline + 1;
@@ -198,10 +204,10 @@ export class LineDigests {
 	}
 
 	private close(): void {
-		if (this.hash === undefined) return;
-		const digest = this.hash.digest();
-		this.hash = undefined;
-		if (this.page === 1 && this.shared.header === undefined) this.shared.header = digest;
+		if (!this.open) return;
+		this.open = false;
+		const digest = this.hash.digestInto(this.scratch);
+		if (this.page === 1 && this.shared.header === undefined) this.shared.header = Buffer.from(digest);
 		else if (this.shared.header === undefined || !digest.equals(this.shared.header)) this.lines.add(digest);
 	}
 }
