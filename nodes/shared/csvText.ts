@@ -166,14 +166,18 @@ export class CsvTextDecoder {
 
 	private read(chunk: Uint8Array, final: boolean): string {
 		if (this.decoder === undefined) {
-			this.head = this.head.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.head, chunk]);
-			const found = pageEncoding(this.head, final, this.namedEncoding, this.fallback);
-			if (found === undefined) return '';
+			// Copied (under 64 bytes) only when kept for the next chunk; a chunk is decoded where it lies.
+			const head = this.head.length === 0 ? chunk : Buffer.concat([this.head, chunk]);
+			const found = pageEncoding(head, final, this.namedEncoding, this.fallback);
+			if (found === undefined) {
+				this.head = Buffer.concat([head]);
+				return '';
+			}
 			this.encoding = found.encoding;
-			if (found.bomLength > 0) this.bom = this.head.subarray(0, found.bomLength);
+			if (found.bomLength > 0) this.bom = Buffer.concat([head.subarray(0, found.bomLength)]);
 			// The mark is dropped here, so the decoder must not look for one of its own.
 			this.decoder = new TextDecoder(this.encoding, { ignoreBOM: true });
-			chunk = this.head.subarray(found.bomLength);
+			chunk = head.subarray(found.bomLength);
 			this.head = Buffer.alloc(0);
 		}
 		const text = this.decoder.decode(chunk, { stream: !final });

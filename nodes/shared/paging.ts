@@ -87,7 +87,7 @@ export function cursorSentWords(cursorParameter: string, cursorHeader: string | 
 		: `The cursor was sent in the header "${cursorHeader}". If the Service reads it from a query parameter, set Send Cursor As to Query Parameter with that Cursor Parameter; otherwise check Cursor Header Name under Advanced Settings in the Service API credential.`;
 }
 
-/** SHA-256 of a row's text (or bytes): 32 bytes, whatever the row's length. */
+/** A row's text (or bytes) as its 32-byte digest (rowDigest.ts), whatever the row's length. */
 export function rowDigest(row: string | Uint8Array): Buffer {
 	return typeof row === 'string' ? new RowHash().updateText(row).digest() : new RowHash().update(row).digest();
 }
@@ -97,17 +97,33 @@ export const FIRST_PAGE_DIGESTS = 20_000;
 
 /** The 32-byte digests of a page's rows, packed into one buffer grown by doubling: no object per row. */
 export class Digests {
-	private bytes = Buffer.alloc(32 * 64);
+	private bytes = Buffer.allocUnsafe(32 * 64);
 	private used = 0;
 
 	add(digest: Uint8Array): void {
+		const at = this.slot();
+		this.bytes.set(digest.length === 32 ? digest : digest.subarray(0, 32), at);
+	}
+
+	/** The next 32 bytes' offset in `buffer`, to be written there (`drop` gives them back). */
+	slot(): number {
 		if (this.used + 32 > this.bytes.length) {
-			const grown = Buffer.alloc(this.bytes.length * 2);
+			// Every byte up to `used` is written before it is read: no zeroing needed.
+			const grown = Buffer.allocUnsafe(this.bytes.length * 2);
 			this.bytes.copy(grown, 0, 0, this.used);
 			this.bytes = grown;
 		}
-		this.bytes.set(digest.subarray(0, 32), this.used);
 		this.used += 32;
+		return this.used - 32;
+	}
+
+	/** The last slot taken, given back. */
+	drop(): void {
+		this.used -= 32;
+	}
+
+	get buffer(): Buffer {
+		return this.bytes;
 	}
 
 	/** Every digest added, packed. */
@@ -174,8 +190,6 @@ export class ReadRows {
 export class LineDigests {
 	private readonly hash = new RowHash();
 	private open = false;
-	/** One digest at a time, copied where it is kept: no allocation a line. */
-	private readonly scratch = Buffer.alloc(32);
 	private readonly lines = new Digests();
 
 	constructor(
@@ -203,13 +217,25 @@ export class LineDigests {
 		return this.lines.packed();
 	}
 
+	/** The line's digest written where it is kept (no allocation a line), given back when it is the header row. */
 	private close(): void {
 		if (!this.open) return;
 		this.open = false;
-		const digest = this.hash.digestInto(this.scratch);
-		if (this.page === 1 && this.shared.header === undefined) this.shared.header = Buffer.from(digest);
-		else if (this.shared.header === undefined || !digest.equals(this.shared.header)) this.lines.add(digest);
+		const at = this.lines.slot();
+		const bytes = this.lines.buffer;
+		this.hash.digestInto(bytes, at);
+		const header = this.shared.header;
+		if (this.page === 1 && header === undefined) {
+			this.shared.header = Buffer.from(bytes.subarray(at, at + 32));
+			this.lines.drop();
+		} else if (header !== undefined && sameDigest(bytes, at, header)) this.lines.drop();
 	}
+}
+
+/** Whether the 32 bytes at `at` are `digest` (a JS loop: most rows differ at the first byte, where a native call would cost more). */
+function sameDigest(bytes: Uint8Array, at: number, digest: Uint8Array): boolean {
+	for (let i = 0; i < 32; i++) if (bytes[at + i] !== digest[i]) return false;
+	return true;
 }
 
 /** The Service kept handing out new cursors past the page cap. */

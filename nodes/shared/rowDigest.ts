@@ -50,12 +50,20 @@ export class RowHash {
 
 	/** 32 bytes; the hash starts again. */
 	digest(): Buffer {
-		return this.digestInto(Buffer.allocUnsafe(32));
+		return this.digestInto(Buffer.allocUnsafe(32)) as Buffer;
 	}
 
-	/** The same, written into `out` (32 bytes), which is returned. */
-	digestInto(out: Buffer): Buffer {
-		for (let i = 0; i < 8; i++) out.writeUInt32LE(fmix(i % 2 === 0 ? this.a : this.b, this.length ^ Math.imul(i + 1, 0x9e3779b9)), i * 4);
+	/** The same, written into `out` at `at` (32 bytes, little-endian words), which is returned; byte stores, no bounds checks a word. */
+	digestInto<T extends Uint8Array>(out: T, at = 0): T {
+		const { a, b, length } = this;
+		for (let i = 0; i < 8; i++) {
+			const word = fmix(i % 2 === 0 ? a : b, length ^ Math.imul(i + 1, 0x9e3779b9));
+			const o = at + i * 4;
+			out[o] = word;
+			out[o + 1] = word >>> 8;
+			out[o + 2] = word >>> 16;
+			out[o + 3] = word >>> 24;
+		}
 		[this.a, this.b] = OFFSETS;
 		this.length = 0;
 		return out;

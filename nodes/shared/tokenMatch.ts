@@ -48,7 +48,7 @@ export class TokenMatch {
 		// Most text: no escape character, so only the token as typed can be there.
 		if (present === 0 && !options.foldSlashes) return occurrences(text, this.token);
 		// An escape with no run of characters a form may hold around it as long as the shortest form (a cell like "Smith & Sons"): as typed only.
-		if (!options.foldSlashes && !this.escapeRunLongEnough(text)) return occurrences(text, this.token);
+		if (!options.foldSlashes && !this.escapeRunLongEnough(text, present)) return occurrences(text, this.token);
 		const source: Source = { length: text.length, code: (i) => text.charCodeAt(i), indexOf: (code, from) => text.indexOf(String.fromCharCode(code), from), text: true };
 		return this.ranges(source, present, options, () => occurrences(text, this.token));
 	}
@@ -62,12 +62,37 @@ export class TokenMatch {
 		return this.ranges(source, present, options, () => occurrences(bytes, this.tokenBytes));
 	}
 
+	/** `escapeRunInAnyText`'s answer; on ASCII text, only the runs around escape characters are walked (a page of plain rows: 3x faster). */
+	escapeRunLongEnough(text: string, present: number): boolean {
+		// Text past ASCII (a surrogate counts as an escape): every character looked at.
+		if (Buffer.byteLength(text, 'utf8') !== text.length) return this.escapeRunInAnyText(text);
+		// ASCII only: from each escape character out to the ends of its run, each run walked once.
+		const allowed = this.inForm;
+		const next = ESCAPE_TEXT.map((char, i) => ((present & (1 << i)) === 0 ? -1 : text.indexOf(char)));
+		let walked = 0;
+		for (;;) {
+			let at = -1;
+			let which = -1;
+			for (let i = 0; i < next.length; i++) if (next[i] >= 0 && (at < 0 || next[i] < at)) [at, which] = [next[i], i];
+			if (at < 0) return false;
+			if (at >= walked) {
+				let start = at;
+				while (start > walked && allowed[text.charCodeAt(start - 1)] === 1) start--;
+				let end = at + 1;
+				while (end < text.length && allowed[text.charCodeAt(end)] === 1) end++;
+				if (end - start >= this.shortest) return true;
+				walked = end;
+			}
+			next[which] = text.indexOf(ESCAPE_TEXT[which], Math.max(at + 1, walked));
+		}
+	}
+
 	/**
 	 * Whether some run of characters a form of the token can be made of (the token's own, letters, digits,
 	 * escape syntax, anything past ASCII) holds an escape character and is at least `shortest` long:
 	 * a match other than as typed lies inside such a run and holds an escape.
 	 */
-	private escapeRunLongEnough(text: string): boolean {
+	escapeRunInAnyText(text: string): boolean {
 		const allowed = this.inForm;
 		let run = 0;
 		let escaped = false;

@@ -43,6 +43,22 @@ describe('rows already read', () => {
 		);
 	});
 
+	test("each line's digest, written where it is kept, is the row's own (rowDigest), in order; the header row's on no page", () => {
+		fc.assert(
+			fc.property(rows, fc.array(fc.nat(), { maxLength: 6 }), (lines, cuts) => {
+				fc.pre(!lines.includes('ke'));
+				const shared = {};
+				const first = csvLineDigests(Buffer.from(csvText('ke', lines)), 1, shared);
+				const second = new LineDigests(2, shared);
+				for (const chunk of chunked(Buffer.from(csvText('ke', lines)), cuts)) second.push(chunk);
+				const expected = packDigests(lines.map((line) => rowDigest(Buffer.from(`${line}\r`))));
+				expect(first.equals(expected)).toBe(true);
+				expect(second.end().equals(expected)).toBe(true);
+			}),
+			runs(300),
+		);
+	});
+
 	test('a page with one row not read before is no repeat; an empty page never is', () => {
 		fc.assert(
 			fc.property(rows, row, fc.nat(), (lines, extra, at) => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { NodeApiError } from 'n8n-workflow';
 
 import { tokenRedactors } from '../../nodes/shared/redaction';
+import { TokenMatch } from '../../nodes/shared/tokenMatch';
 import { runs } from '../property/fc';
 import { allFields, DECODERS, expectNoToken } from '../property/tokenDecoders';
 
@@ -172,3 +173,19 @@ describe('the token, in any form that decodes to it, is taken out', () => {
 
 });
 
+
+describe('where a form of the token may be: the walk from escape characters', () => {
+	// Letters and escape syntax (runs a form may hold), separators (which end a run), and text past ASCII.
+	const char = fc.constantFrom(...'aZ09%\\&+#;/"\'', ' ', ',', '(', '-', '\n', 'é', '\ud83d', '\ude00');
+	test('says what the character-by-character walk says, for any text', () => {
+		fc.assert(
+			fc.property(token, fc.array(char, { maxLength: 120 }), (secret, chars) => {
+				const text = chars.join('');
+				const present = ['%', '\\', '&', '+'].reduce((bits, escape, i) => (text.includes(escape) ? bits | (1 << i) : bits), 0);
+				const match = new TokenMatch(secret);
+				expect(match.escapeRunLongEnough(text, present)).toBe(match.escapeRunInAnyText(text));
+			}),
+			runs(2_000),
+		);
+	});
+});

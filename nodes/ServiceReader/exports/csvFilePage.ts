@@ -12,6 +12,9 @@ import type { CsvPageFilterOptions } from './csvPageFilter';
 import { CsvPageFilter } from './csvPageFilter';
 import { Utf16ToWtf8, Wtf8ToUtf16 } from './utf16Units';
 
+/** Characters enough to read a `sep=X` line and its line end. */
+const SEP_PROBE = 16;
+
 /** Encodings whose multi-byte characters may hold ASCII bytes (a `|`, a quote): their bytes cannot be read as ASCII. */
 const ASCII_UNSAFE: ReadonlySet<string> = new Set(['shift_jis', 'big5', 'gbk', 'gb18030', 'iso-2022-jp', 'replacement']);
 
@@ -66,21 +69,29 @@ export class CsvFilePage {
 	private read(bytes: Buffer, final: boolean): Buffer[] {
 		const out: Buffer[] = [];
 		if (this.encoding === undefined) {
-			this.raw = this.raw.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.raw, bytes]);
-			const found = pageEncoding(this.raw, final, this.named, this.options.fileEncoding);
-			if (found === undefined) return out;
+			// Copied (under 64 bytes) only when kept for the next chunk; a chunk is read where it lies.
+			const raw = this.raw.length === 0 ? bytes : Buffer.concat([this.raw, bytes]);
+			const found = pageEncoding(raw, final, this.named, this.options.fileEncoding);
+			if (found === undefined) {
+				this.raw = Buffer.concat([raw]);
+				return out;
+			}
 			this.setEncoding(found.encoding);
-			this.bom = this.raw.subarray(0, found.bomLength);
-			bytes = this.raw.subarray(this.bom.length);
+			this.bom = Buffer.concat([raw.subarray(0, found.bomLength)]);
+			bytes = raw.subarray(this.bom.length);
 			this.raw = Buffer.alloc(0);
 		}
 		const ascii = this.units ? this.units.push(bytes, final) : bytes;
 		if (this.filter === undefined) {
-			this.ascii = this.ascii.length === 0 ? Buffer.from(ascii) : Buffer.concat([this.ascii, ascii]);
-			const sep = sepLineOf(this.ascii.toString('latin1'), final);
-			if (sep === undefined) return out;
+			const held = this.ascii.length === 0 ? ascii : Buffer.concat([this.ascii, ascii]);
+			// The first line's few characters tell it (a longer prefix changes nothing): not the whole chunk as text.
+			const sep = sepLineOf(held.toString('latin1', 0, Math.min(held.length, SEP_PROBE)), final || held.length > SEP_PROBE);
+			if (sep === undefined) {
+				this.ascii = Buffer.concat([held]);
+				return out;
+			}
 			this.start(sep, out);
-			const rest = this.ascii.subarray(sep?.line.length ?? 0);
+			const rest = held.subarray(sep?.line.length ?? 0);
 			this.ascii = Buffer.alloc(0);
 			this.pass(this.filter!.push(rest), out);
 		} else this.pass(this.filter.push(ascii), out);
