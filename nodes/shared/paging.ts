@@ -97,7 +97,8 @@ export const FIRST_PAGE_DIGESTS = 20_000;
 
 /** The 32-byte digests of a page's rows, packed into one buffer grown by doubling: no object per row. */
 export class Digests {
-	private bytes = Buffer.allocUnsafe(32 * 64);
+	// A page of 1,000 rows without growing.
+	private bytes = Buffer.allocUnsafe(32 * 1024);
 	private used = 0;
 
 	add(digest: Uint8Array): void {
@@ -198,16 +199,20 @@ export class LineDigests {
 	) {}
 
 	push(chunk: Uint8Array): void {
-		for (let start = 0; start <= chunk.length; ) {
-			const newline = chunk.indexOf(0x0a, start);
-			const end = newline === -1 ? chunk.length : newline;
-			if (end > start) {
-				this.hash.update(chunk, start, end);
+		// One pass: a line feed found by the loop that walks the bytes (a native search a line cost more).
+		let start = 0;
+		for (let i = 0; i < chunk.length; i++) {
+			if (chunk[i] !== 0x0a) continue;
+			if (i > start) {
+				this.hash.update(chunk, start, i);
 				this.open = true;
 			}
-			if (newline === -1) return;
 			this.close();
-			start = newline + 1;
+			start = i + 1;
+		}
+		if (chunk.length > start) {
+			this.hash.update(chunk, start, chunk.length);
+			this.open = true;
 		}
 	}
 
