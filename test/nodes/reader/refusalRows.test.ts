@@ -1,11 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { READER, readerWorkflow, runWorkflow } from '../../harness';
 import { CONCEPT_IDS, conceptLabel } from '../../../nodes/shared/transport/requestNames';
-import { startSandbox, type Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
 import { serviceApi } from '../../sandbox/credential';
-import { defaultDialect, type Dialect } from '../../sandbox/dialect';
 import { documentedBody, type RequestDialect } from '../../sandbox/requestDialect';
+import { speakingSandboxes } from './speakingSandbox';
 
 /**
  * A write refused naming fields in words ("Missing required fields: name, registration_no, email"):
@@ -13,18 +13,7 @@ import { documentedBody, type RequestDialect } from '../../sandbox/requestDialec
  * invitation created (docs/service-choices.md, "What the nodes send").
  */
 
-let sandboxes: Sandbox[] = [];
-async function serviceSpeaking(request: Partial<RequestDialect>): Promise<Sandbox> {
-	const dialect: Dialect = { ...defaultDialect, request: { ...defaultDialect.request, ...request } };
-	const sandbox = await startSandbox({ dialect });
-	trustCa(sandbox.ca);
-	sandboxes.push(sandbox);
-	return sandbox;
-}
-afterEach(async () => {
-	await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
-	sandboxes = [];
-});
+const serviceSpeaking = speakingSandboxes();
 
 async function reader(sandbox: Sandbox, parameters: IDataObject, advanced: IDataObject = {}) {
 	return await runWorkflow(readerWorkflow(parameters as never), { credentials: { serviceApi: serviceApi(sandbox, { advanced }) } });

@@ -1,12 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { PollHarness, READER, readerWorkflow, runWorkflow, trustCa } from '../../harness';
+import { PollHarness, READER, readerWorkflow, runWorkflow } from '../../harness';
 import { ServiceChangesTrigger } from '../../../nodes/ServiceChangesTrigger/ServiceChangesTrigger.node';
-import { startSandbox, type Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
 import { serviceApi } from '../../sandbox/credential';
-import { defaultDialect, type Dialect } from '../../sandbox/dialect';
 import { uploadedCsv, type RequestDialect } from '../../sandbox/requestDialect';
 import { fileItem } from './helpers';
+import { speakingSandboxes } from './speakingSandbox';
 import { getMany, readBinary, serviceJsonRows } from './exportHelpers';
 
 /**
@@ -22,18 +22,7 @@ const camel: RequestDialect['names'] = {
 	'invitation.reader_reference': 'readerReference',
 };
 
-let sandboxes: Sandbox[] = [];
-async function serviceSpeaking(request: Partial<RequestDialect>): Promise<Sandbox> {
-	const dialect: Dialect = { ...defaultDialect, request: { ...defaultDialect.request, ...request } };
-	const sandbox = await startSandbox({ dialect });
-	trustCa(sandbox.ca);
-	sandboxes.push(sandbox);
-	return sandbox;
-}
-afterEach(async () => {
-	await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
-	sandboxes = [];
-});
+const serviceSpeaking = speakingSandboxes();
 
 async function reader(sandbox: Sandbox, parameters: IDataObject, advanced: IDataObject = {}, inputItems?: Parameters<typeof runWorkflow>[1]['inputItems']) {
 	return await runWorkflow(readerWorkflow(parameters as never), { credentials: { serviceApi: serviceApi(sandbox, { advanced }) }, inputItems });
