@@ -64,17 +64,19 @@ describe('memory per byte of a CSV page, drawn shapes', () => {
 				const items: Array<Record<string, string>> = [];
 				let keptBytes = 0;
 				const before = heapAfterGc();
-				for (const page of pages) {
+				for (const [index, page] of pages.entries()) {
 					let rowOfPage = 0;
-					let measured = false;
+					// Pages 1, 2, 4, 8…, the last page and the last row kept: a full collection walks the whole heap, and a run of
+					// 2,000 one-row pages measured at each took over 20 minutes; memory held grows with rows kept, so these see it.
+					let measured = ((index + 1) & index) !== 0 && index !== pages.length - 1;
 					eachPageRow(page, csv, { redact: (text: string) => text }, (row) => {
 						const kept = row as Record<string, string>;
 						items.push(kept);
 						keptBytes += kept.ke.length + kept.value.length;
 						rowOfPage++;
 						const last = items.length >= s.limit;
-						// Once a page, where its rows would all be live if it were parsed whole: its last row taken.
-						if (!measured && (last || rowOfPage === Math.min(s.perPage, s.rows))) {
+						// Where a page's rows would all be live if it were parsed whole: its last row taken.
+						if (last || (!measured && rowOfPage === Math.min(s.perPage, s.rows))) {
 							measured = true;
 							const live = heapAfterGc() - before;
 							const bound = 3 * keptBytes + ROW_COST * items.length + 1.1 * page.length + SLACK;
