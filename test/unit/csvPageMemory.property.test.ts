@@ -115,7 +115,8 @@ describe('memory per byte of a CSV page, drawn shapes', () => {
 					check: (rows, before_) => {
 						read = before_ + 1;
 						stateBytes += (rows[0].ke as string).length + (rows[0].value as string).length + 8;
-						if (read === Math.min(s.limit, s.rows) || read === s.rows) {
+						// Once, at Max Rows' row or the last row (a draw of Max Rows + 1 rows reads one row past it: not measured twice).
+						if (read === Math.min(s.limit, s.rows)) {
 							measuredAt = read;
 							const live = heapAfterGc() - before;
 							const bound = 3 * stateBytes + ROW_COST * read + 1.1 * pages[current].length + SLACK;
@@ -135,7 +136,8 @@ describe('memory per byte of a CSV page, drawn shapes', () => {
 				}
 				expect(measuredAt).toBe(Math.min(s.limit, s.rows));
 			}),
-			runs(15),
+			// The draw CI found (seed -812744879): one row past Max Rows.
+			{ ...runs(15), examples: [[{ length: 25, rows: 8, perPage: 1, limit: 7, quoted: false }]] },
 		);
 	}, 600_000);
 
