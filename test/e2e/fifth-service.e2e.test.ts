@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { seed } from '../trial/fifthData';
 import { startFifthService, type FifthService } from '../trial/fifthService';
 import { executionItems } from './examples/executions';
-import { createOAuth2Credential, manualWorkflow, publicationFailure, readerNode, storedEndpointUrls, triggerWorkflow } from './fifth-workflows';
+import { createOAuth2Credential, csvFileWorkflow, manualWorkflow, publicationFailure, readerNode, storedEndpointUrls, triggerWorkflow } from './fifth-workflows';
 import { n8nTls, nodeItems, packPackage, startN8n, type N8n } from './n8n';
 import { repoRoot } from './n8n-install';
 import { GiveUp, waitFor } from './wait-for';
@@ -23,14 +23,20 @@ const NAMES = { requestNames: { name: [
 ] } };
 // What activation on the bare admin credential tells the user to set (test 3).
 const WEBHOOK_NAMES = { requestNames: { name: [{ concept: 'webhook.url', serviceName: 'endpoint_url' }] } };
-const ids = { reads: 'fifthReadDecision', exports: 'fifthReadCsvExport', invite: 'fifthInviteAfter5', trigger: 'fifthLedgerAlerts', bareTrigger: 'fifthLedgerBare01' };
+const ids = {
+	reads: 'fifthReadDecision', exports: 'fifthReadCsvExport', invite: 'fifthInviteAfter5', inviteBadMail: 'fifthInviteBadMail',
+	importRows: 'fifthImportRows207', trigger: 'fifthLedgerAlerts', bareTrigger: 'fifthLedgerBare01',
+};
+// An import of two rows in the Service's own header: one it takes, one it refuses field by field (test 5).
+const IMPORT_CSV = 'name,registration_no,email,ref\r\nMulti One Ltd,HRB 11,one@multi.example,R1\r\nMulti Two Ltd,,not-an-email,R2\r\n';
+const DECISIONS_PATH = '/v1/reader/exports/decisions';
 const TRIGGER = 'Service Trigger: ledger alerts';
 const WEBHOOK_ID = 'f1f7f1f7-5e5e-4a4a-9b9b-0c0c0c0c0c44';
 const BARE_WEBHOOK_ID = 'f1f7f1f7-5e5e-4a4a-9b9b-0c0c0c0c0c45';
 
 const once = (values: unknown[]) => new Set(values.map(String)).size === values.length;
 
-describe('the fifth Service in a real n8n (OAuth2 client credentials, Service-Cursor header, 20-digit numbers)', () => {
+describe('the fifth Service in a real n8n (OAuth2 client credentials, Service-Cursor header, 20-digit numbers, 207, RFC 9457, rate limits)', () => {
 	let work: string | undefined;
 	let service: FifthService | undefined;
 	let n8n: N8n | undefined;
@@ -68,6 +74,13 @@ describe('the fifth Service in a real n8n (OAuth2 client credentials, Service-Cu
 					resource: 'invitation', operation: 'create', companyName: 'Lost Answer Ltd', registrationNumber: 'HRB 9', workEmail: 'a@newco.example',
 				}),
 			]),
+			manualWorkflow(ids.inviteBadMail, 'Fifth Service: invite, wrong address', [
+				readerNode('Invite', 0, credential(credentials.names), {
+					resource: 'invitation', operation: 'create', companyName: 'Wrong Mail Ltd', registrationNumber: 'HRB 9', workEmail: 'not-an-email',
+				}),
+			]),
+			csvFileWorkflow(ids.importRows, 'Fifth Service: import a CSV file', IMPORT_CSV, 'invitations.csv',
+				readerNode('Import', 0, credential(credentials.reader), { resource: 'invitation', operation: 'import', source: 'binaryFile' })),
 			triggerWorkflow(ids.bareTrigger, 'Fifth Service: ledger alerts (bare credential)', TRIGGER, BARE_WEBHOOK_ID, credential(credentials.adminBare)),
 			triggerWorkflow(ids.trigger, 'Fifth Service: ledger alerts', TRIGGER, WEBHOOK_ID, credential(credentials.admin)),
 		]);
@@ -181,5 +194,54 @@ describe('the fifth Service in a real n8n (OAuth2 client credentials, Service-Cu
 		expect(service.writes.slice(before)).toEqual([{ route: 'invitations', body: expect.objectContaining({ name: 'Lost Answer Ltd' }) }]);
 		// Nothing of the client's secret in what n8n kept of the run.
 		expect(JSON.stringify(run)).not.toContain(service.reader.clientSecret);
+	}, 180_000);
+
+	test('5. Invitation > Import of a file (Set, Convert to File) answered 207 Multi-Status: one item per row, its own status and words', async () => {
+		const { n8n, service } = running();
+		const before = service.writes.length;
+		const run = await n8n.executeWorkflow(ids.importRows);
+		expect(run.data.resultData.error).toBeUndefined();
+		const rows = nodeItems(run, 'Import');
+		// Neither a whole success nor a whole failure: the row taken and the row refused, each with the Service's words.
+		expect(rows).toEqual([
+			expect.objectContaining({ ok: true, check: '', invitation_id: expect.stringMatching(/^inv_/), status: 201, row: 2 }),
+			expect.objectContaining({ ok: false, check: 'registration_no: is required; email: is not a work email address', status: 422, row: 3 }),
+		]);
+		expect(rows.map((row) => (row._reader as { row?: number } | undefined)?.row)).toEqual([1, 2]);
+		expect(service.writes.slice(before)).toEqual([{ route: 'imports', body: 2 }]);
+	}, 180_000);
+
+	test('6. Invitation > Create refused with an RFC 9457 problem (errors extension): the field and its words; nothing written', async () => {
+		const { n8n, service } = running();
+		const before = service.writes.length;
+		const run = await n8n.executeWorkflow(ids.inviteBadMail);
+		expect(run.status).toBe('error');
+		const error = run.data.resultData.error as { message: string; description?: string } | undefined;
+		expect(error?.message).toBe('The Service refused the request (422): The invitation was not sent.: is not a work email address (pointer "/email")');
+		expect(error?.description).toBe(
+			'The Service answered 422 naming `email` (Invitation > Work Email), which the node sent: if the Service reads it under another name, map it in Request Names under Advanced Settings in the Service OAuth2 API credential; otherwise check the value sent. Check the parameters of this node against what the Service expects. (POST /v1/reader/invitations)',
+		);
+		expect(service.writes.length).toBe(before);
+	}, 180_000);
+
+	test('7. A 503 page with Retry-After as an HTTP-date, then 429s under RateLimit-Policy / RateLimit: each waited for, all 40 decisions once', async () => {
+		const { n8n, service } = running();
+		// Two requests per 3 s for each client, and the gateway's 503 page before the first page.
+		service.limitRate(2, 3);
+		service.injectGatewayFault({ status: 503, retryAfterSeconds: 1, method: 'GET', pathPrefix: DECISIONS_PATH });
+		const from = service.answers.length;
+		try {
+			const run = await n8n.executeWorkflow(ids.reads);
+			expect(run.data.resultData.error).toBeUndefined();
+			const items = nodeItems(run, 'Decisions');
+			expect(items).toHaveLength(40);
+			expect(once(items.map((d) => d.id))).toBe(true);
+			const statuses = service.answers.slice(from).filter((answer) => answer.path === DECISIONS_PATH).map((answer) => answer.status);
+			// The 503 first, then the four pages, with at least one 429 among them (each asked again after its wait).
+			expect(statuses.filter((status) => status !== 429)).toEqual([503, 200, 200, 200, 200]);
+			expect(statuses).toContain(429);
+		} finally {
+			service.limitRate(1000, 60);
+		}
 	}, 180_000);
 });

@@ -46,11 +46,27 @@ export function readerNode(name: string, y: number, credential: { id: string; na
 	};
 }
 
+const start = { parameters: {}, id: 'f1f7f1f7-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] };
+const workflowSettings = { settings: { executionOrder: 'v1' }, pinData: {} };
+
 /** A manual workflow: Start, then each reader node on its own branch. */
 export function manualWorkflow(id: string, name: string, readers: Node[]): Record<string, unknown> {
-	const start = { parameters: {}, id: 'f1f7f1f7-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] };
 	const next = readers.map((node) => ({ node: node.name, type: 'main', index: 0 }));
-	return { id, name, nodes: [start, ...readers], connections: { Start: { main: [next] } }, settings: { executionOrder: 'v1' }, pinData: {} };
+	return { id, name, nodes: [start, ...readers], connections: { Start: { main: [next] } }, ...workflowSettings };
+}
+
+/** A manual workflow handing a CSV file to one reader node, as a user builds it: Set (the text), Convert to File (binary field `data`). */
+export function csvFileWorkflow(id: string, name: string, csv: string, fileName: string, reader: Node): Record<string, unknown> {
+	const text = {
+		parameters: { assignments: { assignments: [{ id: 'c1', name: 'csv', value: csv, type: 'string' }] }, options: {} },
+		id: 'f1f7f1f7-0000-4000-8000-000000000002', name: 'CSV Text', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [120, 0],
+	};
+	const file = {
+		parameters: { operation: 'toText', sourceProperty: 'csv', binaryPropertyName: 'data', options: { fileName } },
+		id: 'f1f7f1f7-0000-4000-8000-000000000003', name: 'CSV File', type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, position: [240, 0],
+	};
+	const to = (node: string) => ({ main: [[{ node, type: 'main', index: 0 }]] });
+	return { id, name, nodes: [start, text, file, reader], connections: { Start: to(text.name), [text.name]: to(file.name), [file.name]: to(String(reader.name)) }, ...workflowSettings };
 }
 
 /** A workflow of one Service Trigger (Authentication: OAuth2) with a fixed webhook id, so its URL is known. */
@@ -65,7 +81,7 @@ export function triggerWorkflow(id: string, name: string, nodeName: string, webh
 		webhookId,
 		credentials: { [OAUTH2]: credential },
 	};
-	return { id, name, nodes: [trigger], connections: {}, settings: { executionOrder: 'v1' }, pinData: {} };
+	return { id, name, nodes: [trigger], connections: {}, ...workflowSettings };
 }
 
 /** Webhook URLs whose endpoint a workflow's Service Trigger has saved in its static data. */

@@ -60,7 +60,14 @@ export class TokenIssuer {
 /** Fixed-window limit per client, told in IETF RateLimit-Policy / RateLimit headers (draft-ietf-httpapi-ratelimit-headers). */
 export class RateLimiter {
 	private readonly windows = new Map<string, { start: number; used: number }>();
-	constructor(private readonly quota: number, private readonly windowSeconds: number, private readonly now: () => number) {}
+	constructor(private quota: number, private windowSeconds: number, private readonly now: () => number) {}
+
+	/** A new limit from now on, every client's window started afresh. */
+	set(quota: number, windowSeconds: number): void {
+		this.quota = quota;
+		this.windowSeconds = windowSeconds;
+		this.windows.clear();
+	}
 
 	take(clientId: string): Record<string, string> {
 		const at = this.now();

@@ -34,6 +34,10 @@ export interface FifthService {
 	admin: { clientId: string; clientSecret: string };
 	/** Queues a proxy fault for the next matching request. */
 	injectGatewayFault(fault: GatewayFault): void;
+	/** Requests per window per client from now on (every window starts afresh). */
+	limitRate(quota: number, windowSeconds: number): void;
+	/** Every answer sent, in order: method, path and status (the proxy's faults included). */
+	answers: Array<{ method: string; path: string; status: number }>;
 	/** Writes carried out, in order (what the Service did, whatever the proxy answered). */
 	writes: Array<{ route: string; body: unknown }>;
 	/** Sends a signed alert to every registered endpoint; every second delivery per endpoint is gzip-encoded. */
@@ -95,6 +99,7 @@ export async function startFifthService(options: FifthServiceOptions = {}): Prom
 	const idempotency = new IdempotencyStore();
 	const faults: GatewayFault[] = [];
 	const writes: FifthService['writes'] = [];
+	const answers: FifthService['answers'] = [];
 	const endpoints: Array<{ id: bigint; url: string; secret: string; events: string[]; sent: number }> = [];
 	const cursors = new Map<string, { scope: string; offset: number }>();
 	const keys = generateKeyPairSync('ed25519');
@@ -319,6 +324,7 @@ export async function startFifthService(options: FifthServiceOptions = {}): Prom
 
 	const tls = await certificates('Fifth Service test CA', { service: 'fifth-service' });
 	const server: LocalHttpsServer = await listenHttps(tls.leaves.service, (req, res) => {
+		res.on('finish', () => answers.push({ method: req.method ?? '', path: new URL(req.url ?? '/', 'https://fifth.invalid').pathname, status: res.statusCode }));
 		handle(req, res).catch((error: unknown) => {
 			if (res.headersSent) return void res.destroy();
 			sendProblem(res, error instanceof Problem ? error : new Problem(500, 'Internal Server Error', 'The Service failed; try again.'));
@@ -328,6 +334,8 @@ export async function startFifthService(options: FifthServiceOptions = {}): Prom
 	return {
 		baseUrl: server.origin, ca: tls.ca, tokenUrl: `${server.origin}/oauth/token`, reader, admin, writes,
 		injectGatewayFault: (fault) => void faults.push(fault),
+		limitRate: (quota, windowSeconds) => limiter.set(quota, windowSeconds),
+		answers,
 		deliver: async (eventType, ke, severity = 'info') => await Promise.all(endpoints.filter((e) => e.events.includes(eventType)).map((e) =>
 			deliverAlert(e.url, e.secret, alertBody(eventType, ke, severity), { gzip: e.sent++ % 2 === 1, ca: options.deliveryCa, retryDelaysMs: options.retryDelaysMs, now: nowMs }))),
 		close: async () => {
