@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { seed } from '../trial/fifthData';
 import { startFifthService, type FifthService } from '../trial/fifthService';
 import { executionItems } from './examples/executions';
-import { createOAuth2Credential, csvFileWorkflow, manualWorkflow, publicationFailure, readerNode, storedEndpointUrls, triggerWorkflow } from './fifth-workflows';
+import { csvFileWorkflow, oauth2Credential, manualWorkflow, publicationFailure, readerNode, storedEndpointUrls, triggerWorkflow } from './fifth-workflows';
 import { n8nTls, nodeItems, packPackage, startN8n, type N8n } from './n8n';
 import { repoRoot } from './n8n-install';
 import { GiveUp, waitFor } from './wait-for';
 
 /**
  * Issue 44 in a real n8n: the package from its tarball against the fifth Service (test/trial/FIFTH-CHOICES.md),
- * as a new user meets it: a Service OAuth2 API credential saved through n8n's API, workflows run by n8n, the
+ * as a new user meets it: Service OAuth2 API credentials imported into n8n, workflows run by n8n, the
  * Service Trigger registered and delivered to over HTTPS. Expectations are the in-process trial's
  * (test/trial/fifthNewUser.test.ts), checked on what n8n itself ran.
  */
@@ -40,7 +40,7 @@ describe('the fifth Service in a real n8n (OAuth2 client credentials, Service-Cu
 	let work: string | undefined;
 	let service: FifthService | undefined;
 	let n8n: N8n | undefined;
-	const credentials = { reader: '', names: '', admin: '', adminBare: '' };
+	const credentials = { reader: 'fifthOAuthReader1', names: 'fifthOAuthNames01', admin: 'fifthOAuthAdmin01', adminBare: 'fifthOAuthAdmin00' };
 	const running = () => {
 		if (!n8n || !service) throw new Error('n8n or the fifth Service did not start');
 		return { n8n, service };
@@ -54,12 +54,16 @@ describe('the fifth Service in a real n8n (OAuth2 client credentials, Service-Cu
 		const n8nCa = (await n8nTls(userFolder)).ca;
 		service = await startFifthService({ deliveryCa: n8nCa, retryDelaysMs: [] });
 		n8n = await startN8n({ userFolder, trustedCas: [service.ca], communityPackages: [await packPackage(repoRoot, work)] });
-		// Saved as the dialog saves them: the reader client with the settings the in-process trial was told, and the
+		// As a user sets them: the reader client with the settings the in-process trial was told, and the
 		// admin client (webhook create needs it), bare and with the Request Names row its activation names.
-		credentials.reader = await createOAuth2Credential(n8n, 'Fifth Service reader', service, service.reader, CURSOR_HEADER);
-		credentials.names = await createOAuth2Credential(n8n, 'Fifth Service reader, names', service, service.reader, NAMES);
-		credentials.adminBare = await createOAuth2Credential(n8n, 'Fifth Service admin', service, service.admin);
-		credentials.admin = await createOAuth2Credential(n8n, 'Fifth Service admin, names', service, service.admin, WEBHOOK_NAMES);
+		const reader = { ...service.reader, scope: 'reader.read reader.write' };
+		const admin = { ...service.admin, scope: 'reader.read reader.write reader.admin' };
+		await n8n.importCredentials([
+			oauth2Credential(credentials.reader, 'Fifth Service reader', service, reader, CURSOR_HEADER),
+			oauth2Credential(credentials.names, 'Fifth Service reader, names', service, reader, NAMES),
+			oauth2Credential(credentials.adminBare, 'Fifth Service admin', service, admin),
+			oauth2Credential(credentials.admin, 'Fifth Service admin, names', service, admin, WEBHOOK_NAMES),
+		]);
 		await n8n.importWorkflows([
 			manualWorkflow(ids.reads, 'Fifth Service: decisions', [
 				readerNode('Decisions', 0, credential(credentials.reader), { resource: 'decision', operation: 'getAll', returnAll: true }),

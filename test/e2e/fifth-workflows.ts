@@ -8,27 +8,29 @@ const TRIGGER_TYPE = 'n8n-nodes-service-reader.serviceTrigger';
 export const OAUTH2 = 'serviceOAuth2Api';
 
 /**
- * A Service OAuth2 API credential created through n8n's public API (as the credential dialog saves it):
- * Base URL, Access Token URL, a client of the fifth Service, and Advanced Settings as told. Returns its id.
+ * A Service OAuth2 API credential as `n8n import:credentials` takes it (n8n encrypts `data`): Base URL, Access Token
+ * URL, a client of the fifth Service, and Advanced Settings as told. Not through the public API: n8n 1.x's schema
+ * there requires every field the dialog could show (Server URL, Authorization URL, each advanced setting).
  */
-export async function createOAuth2Credential(
-	n8n: N8n,
+export function oauth2Credential(
+	id: string,
 	name: string,
 	service: FifthService,
-	client: { clientId: string; clientSecret: string },
+	client: { clientId: string; clientSecret: string; scope: string },
 	advanced: IDataObject = {},
-): Promise<string> {
+): Record<string, unknown> {
 	const data: IDataObject = {
 		baseUrl: service.baseUrl,
+		grantType: 'clientCredentials',
 		accessTokenUrl: service.tokenUrl,
 		clientId: client.clientId,
 		clientSecret: client.clientSecret,
 		authentication: 'header',
-		scope: '',
+		// Named: n8n 1.x sends an empty Scope as `scope=`, which the fifth Service refuses (docs/oauth2.md).
+		scope: client.scope,
 		...(Object.keys(advanced).length ? { advancedSettings: true, ...advanced } : {}),
 	};
-	const created = await n8n.api.request<{ id: string }>('POST', '/credentials', { name, type: OAUTH2, data });
-	return created.id;
+	return { id, name, type: OAUTH2, data };
 }
 
 type Node = Record<string, unknown>;

@@ -42,7 +42,7 @@ export class N8nApi {
 			body,
 		});
 		if (response.status < 200 || response.status > 299) {
-			throw new Error(`${method} /api/v1${path}: ${response.status} ${response.body.slice(0, 500)}`);
+			throw new Error(`${method} /api/v1${path}: ${response.status} ${response.body.slice(0, 3000)}`);
 		}
 		return (response.body ? response.json() : undefined) as T;
 	}

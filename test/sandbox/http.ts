@@ -4,19 +4,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { defaultDialect, type Dialect } from './dialect';
 import { shapeAnswer } from './answerShapes';
+import { HttpError } from './httpError';
 import { JSON_API, jsonApiAnswer, jsonApiError } from './jsonApi';
 
-/** An error answered as `{"error": {"code", "message"}}` with the given status. */
-export class HttpError extends Error {
-	constructor(
-		readonly status: number,
-		readonly code: string,
-		message: string,
-		readonly headers: Record<string, string> = {},
-	) {
-		super(message);
-	}
-}
+export { HttpError };
 
 export const maxBodyBytes = 10 * 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import { HttpError } from './http';
+import { HttpError } from './httpError';
 import type { RequestConcept } from '../../nodes/shared/transport/requestNames';
 import { documentedName, REQUEST_CONCEPTS } from '../../nodes/shared/transport/requestNames';
 

@@ -100,6 +100,24 @@ describe('a request with the OAuth2 credential', () => {
 		};
 		await expect(sendAuthenticated(context, { url: 'https://service.example.com/v1' })).rejects.toThrow('Failed to acquire OAuth2 access token');
 	});
+
+	it('n8n 1.x: a token refusal carrying only client-oauth2\'s words (no code, no cause) is a token failure, asked once; the Scope named for invalid_scope', async () => {
+		let calls = 0;
+		// How n8n 1.123 throws it: a NodeApiError whose message is the RFC 6749 error's words.
+		const refusal = (words: string) => ({
+			getNode: () => node as never,
+			helpers: { httpRequestWithAuthentication: async () => { calls++; return await Promise.reject(Object.assign(new Error(words), { name: 'NodeApiError' })); } },
+		});
+		await expect(sendAuthenticated(refusal('The requested scope is invalid, unknown, or malformed.'), { url: 'https://service.example.com/v1' })).rejects.toMatchObject({
+			message: 'Could not get an OAuth2 access token (The requested scope is invalid, unknown, or malformed.)',
+			description: expect.stringContaining('The token endpoint refused the Scope'),
+		});
+		await expect(sendAuthenticated(refusal('Client authentication failed (e.g., unknown client, no client authentication included, or unsupported authentication method).'), { url: 'https://service.example.com/v1' }))
+			.rejects.toMatchObject({ description: expect.stringContaining('Check Access Token URL, Client ID, Client Secret') });
+		expect(calls).toBe(2);
+		// A dropped connection stays what it was: not said to be the token endpoint's.
+		await expect(sendAuthenticated(refusal('socket hang up'), { url: 'https://service.example.com/v1' })).rejects.toThrow(/^socket hang up$/);
+	});
 });
 
 describe('a 401 after n8n renewed the token', () => {

@@ -63,18 +63,40 @@ function discard(body: unknown): void {
 	if (stream !== null && typeof stream === 'object' && typeof stream.destroy === 'function') stream.destroy();
 }
 
+/**
+ * How n8n's OAuth2 client words each RFC 6749 token error (@n8n/client-oauth2's ERROR_RESPONSES, the same in 1.x and 2.x):
+ * n8n 1.x passes a token endpoint's refusal on with these words only, no code and no cause.
+ */
+const TOKEN_ERROR_WORDS = [
+	'The request is missing a required parameter',
+	'Client authentication failed',
+	'The provided authorization grant',
+	'The client is not authorized to request',
+	'The authorization grant type is not supported',
+	'The resource owner or authorization server denied',
+	'The requested scope is invalid',
+	'The authorization server encountered an unexpected condition',
+	'The authorization server is currently unable',
+];
+const INVALID_SCOPE = 'The requested scope is invalid';
+
 /** n8n could not get a token from the Access Token URL: nothing reached the Service, and asking again would not help. */
 export class TokenFetchError extends Error {
-	readonly description =
-		'Nothing was sent to the Service. Check Access Token URL, Client ID, Client Secret, Scope and Authentication in the Service OAuth2 API credential.';
+	readonly description: string;
 
 	constructor(cause: unknown) {
-		super(`Could not get an OAuth2 access token (${cause instanceof Error ? cause.message : String(cause)})`);
+		const words = cause instanceof Error ? cause.message : String(cause);
+		super(`Could not get an OAuth2 access token (${words})`);
+		this.description = words.startsWith(INVALID_SCOPE)
+			? 'Nothing was sent to the Service. The token endpoint refused the Scope: enter the scopes it issues tokens for, separated by spaces, in Scope of the Service OAuth2 API credential (n8n 1.x sends an empty Scope as `scope=`, which some token endpoints refuse).'
+			: 'Nothing was sent to the Service. Check Access Token URL, Client ID, Client Secret, Scope and Authentication in the Service OAuth2 API credential.';
 	}
 }
 
-// n8n's own words for a first token, or the token endpoint's refusal (client-oauth2's AuthError, code EAUTH).
+// n8n's own words for a first token, the token endpoint's refusal (client-oauth2's AuthError, code EAUTH), or n8n 1.x's wrapping of it.
 function isTokenFailure(error: unknown): boolean {
-	const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
-	return code === 'EAUTH' || (typeof message === 'string' && message.startsWith('Failed to acquire OAuth2 access token'));
+	const { message, code, response } = (error ?? {}) as { message?: unknown; code?: unknown; response?: unknown };
+	if (code === 'EAUTH') return true;
+	if (typeof message !== 'string' || response !== undefined) return false;
+	return message.startsWith('Failed to acquire OAuth2 access token') || TOKEN_ERROR_WORDS.some((words) => message.startsWith(words));
 }

@@ -1,7 +1,7 @@
 import { trustCa } from '../../harness';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { defaultDialect, type Dialect } from '../../sandbox/dialect';
-import { defaultRequestDialect, type RequestDialect } from '../../sandbox/requestDialect';
+import type { RequestDialect } from '../../sandbox/requestDialect';
 
 /** A sandbox per test that reads requests as `request` says (its own names, upload form), closed after each test. */
 export function speakingSandboxes(): (request: Partial<RequestDialect>) => Promise<Sandbox> {
@@ -11,8 +11,7 @@ export function speakingSandboxes(): (request: Partial<RequestDialect>) => Promi
 		sandboxes = [];
 	});
 	return async (request) => {
-		// The request default from its own module: `defaultDialect.request` is unset when a test loads requestDialect.ts first (an import cycle through http.ts).
-		const dialect: Dialect = { ...defaultDialect, request: { ...defaultRequestDialect, ...request } };
+		const dialect: Dialect = { ...defaultDialect, request: { ...defaultDialect.request, ...request } };
 		const sandbox = await startSandbox({ dialect });
 		trustCa(sandbox.ca);
 		sandboxes.push(sandbox);
