@@ -10,7 +10,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { handleDelivery } from './delivery/delivery';
-import { checkExists, create, deleteEndpoint } from './lifecycle/lifecycle';
+import { activationError, checkExists, create, deleteEndpoint } from './lifecycle/lifecycle';
 import { loadOptions } from './methods';
 import { addCompanyDetails, COMPANY_DETAILS_MAX_PAGES } from './companyDetails/companyDetails';
 import { passOnOnce } from './delivery/redelivery';
@@ -115,10 +115,10 @@ export class ServiceTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			checkExists: async function (this: IHookFunctions): Promise<boolean> {
-				return await keepingTokenOut(this, async () => await checkExists.call(this));
+				return await keepingTokenOut(this, async () => await checkExists.call(this).catch((error: unknown) => Promise.reject(activationError(this.getNode(), error))));
 			},
 			create: async function (this: IHookFunctions): Promise<boolean> {
-				return await keepingTokenOut(this, async () => await create.call(this));
+				return await keepingTokenOut(this, async () => await create.call(this).catch((error: unknown) => Promise.reject(activationError(this.getNode(), error))));
 			},
 			delete: async function (this: IHookFunctions): Promise<boolean> {
 				return await keepingTokenOut(this, async () => await deleteEndpoint.call(this));

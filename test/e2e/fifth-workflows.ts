@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { FifthService } from '../trial/fifthService';
 import type { N8n } from './n8n';
+import { waitFor } from './wait-for';
 
 /** The package's node types and the credential a new user picks for the fifth Service. */
 const READER_TYPE = 'n8n-nodes-service-reader.serviceReader';
@@ -98,4 +99,19 @@ export async function publicationFailure(n8n: N8n, workflowId: string): Promise<
 	if (answer.status !== 200) return undefined;
 	const status = answer.json<{ data: { status: string; triggers?: Array<{ errorMessage: string | null }> } }>().data;
 	return status.status === 'failed' ? (status.triggers ?? []).map((trigger) => trigger.errorMessage).join('; ') || 'failed' : undefined;
+}
+
+/**
+ * Why activating a workflow failed, as n8n says it: n8n 1.x refuses the activation request itself (400 and the words),
+ * 2.x publishes and shows the failure in the publication status. Undefined when it is active.
+ */
+export async function activationRefusal(n8n: N8n, workflowId: string): Promise<string | undefined> {
+	try {
+		await n8n.api.activateWorkflow(workflowId);
+	} catch (error) {
+		const body = /: 400 (\{.*\})$/s.exec((error as Error).message)?.[1];
+		if (body === undefined) throw error;
+		return (JSON.parse(body) as { message: string }).message;
+	}
+	return await waitFor(async () => await publicationFailure(n8n, workflowId), { what: `${workflowId}'s activation to fail`, timeoutMs: 60_000 });
 }

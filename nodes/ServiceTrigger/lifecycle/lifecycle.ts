@@ -3,8 +3,8 @@
  * answers false, and delete on deactivation, for the production URL and, while the editor listens
  * for a test event, for the test URL.
  */
-import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { ENDPOINT_LISTING, listPages } from '../../shared/transport/pageFetch';
 import { credentialName, credentialSecrets } from '../../shared/transport/credentialKind';
@@ -23,6 +23,15 @@ const ENDPOINTS_PATH = '/v1/reader/webhooks';
 
 /** Activation's hooks, or a delivery that renews the endpoint (renewal.ts). */
 export type LifecycleContext = IHookFunctions | IWebhookFunctions;
+
+/**
+ * An activation's failure as the editor shows it on every n8n line: n8n 1.x shows a NodeApiError's description
+ * alone (its message, the setting to set, is lost), 2.x the message; a NodeOperationError's message shows on both.
+ */
+export function activationError(node: INode, error: unknown): unknown {
+	if (!(error instanceof NodeApiError)) return error;
+	return new NodeOperationError(node, error.message, { description: error.description ?? undefined });
+}
 
 /** In a delivery's context, always the production URL (renewal.ts renews production endpoints only). */
 export function webhookUrl(this: LifecycleContext): string {
