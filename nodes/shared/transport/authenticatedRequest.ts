@@ -97,6 +97,7 @@ export class TokenFetchError extends Error {
 function isTokenFailure(error: unknown): boolean {
 	const { message, code, response } = (error ?? {}) as { message?: unknown; code?: unknown; response?: unknown };
 	if (code === 'EAUTH') return true;
-	if (typeof message !== 'string' || response !== undefined) return false;
-	return message.startsWith('Failed to acquire OAuth2 access token') || TOKEN_ERROR_WORDS.some((words) => message.startsWith(words));
+	if (typeof message !== 'string') return false;
+	// The RFC 6749 words only on an error that carries no answer: a Service's own error could say them too.
+	return message.startsWith('Failed to acquire OAuth2 access token') || (response === undefined && TOKEN_ERROR_WORDS.some((words) => message.startsWith(words)));
 }
