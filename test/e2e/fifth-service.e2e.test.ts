@@ -23,9 +23,10 @@ const NAMES = { requestNames: { name: [
 ] } };
 // What activation on the bare admin credential tells the user to set (test 3).
 const WEBHOOK_NAMES = { requestNames: { name: [{ concept: 'webhook.url', serviceName: 'endpoint_url' }] } };
+// At most 16 characters, as n8n makes them: n8n 1.x saves no static data for a longer workflow id (isWorkflowIdValid), so a trigger's secret would not be kept.
 const ids = {
-	reads: 'fifthReadDecision', exports: 'fifthReadCsvExport', invite: 'fifthInviteAfter5', inviteBadMail: 'fifthInviteBadMail',
-	importRows: 'fifthImportRows207', trigger: 'fifthLedgerAlerts', bareTrigger: 'fifthLedgerBare01',
+	reads: 'fifthDecisions01', exports: 'fifthCsvExports1', invite: 'fifthInviteAfter', inviteBadMail: 'fifthInviteBadMl',
+	importRows: 'fifthImport207rw', trigger: 'fifthLedgerAlert', bareTrigger: 'fifthLedgerBare1',
 };
 // An import of two rows in the Service's own header: one it takes, one it refuses field by field (test 5).
 const IMPORT_CSV = 'name,registration_no,email,ref\r\nMulti One Ltd,HRB 11,one@multi.example,R1\r\nMulti Two Ltd,,not-an-email,R2\r\n';
