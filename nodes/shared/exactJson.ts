@@ -29,14 +29,91 @@ const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 export function parseExactJson(text: string): unknown {
 	// Ordinary answers pay a look at every 16th character and one regex test.
 	if (!hasLongRun(text) && !LONG_EXPONENT.test(text)) return JSON.parse(text);
+	const tokens = longTokens(text);
+	if (tokens === undefined) return JSON.parse(text);
+	// Parsed as sent, its rounded numbers put back in text order: no second copy of the page for JSON.parse to read.
+	if (tokens !== UNSURE) {
+		const restored = restoreInOrder(JSON.parse(text), tokens);
+		if (restored !== UNSURE) return restored;
+	}
 	const rewritten = inexactNumbersAsStrings(text);
-	if (rewritten === text) return JSON.parse(text);
 	try {
 		return JSON.parse(rewritten);
 	} catch {
 		// Not JSON: JSON.parse's own error, about the text as sent.
 		return JSON.parse(text);
 	}
+}
+
+/** The value's place cannot be told from the parsed document alone: the text is rewritten instead. */
+const UNSURE = Symbol('unsure');
+/** Deeper documents are rewritten (a walk that deep would need its own stack). */
+const MAX_DEPTH = 2000;
+
+/** In text order, the doubles of the tokens that write back in 16 characters or more, and the text of those JSON.parse rounds. */
+interface LongTokens {
+	values: number[];
+	texts: Array<string | undefined>;
+}
+
+/**
+ * The long number tokens outside strings; undefined when JSON.parse rounds none. UNSURE when one it rounds reads as a
+ * double that writes back in under 16 characters (0.10000000000000001 as 0.1): a token this scan skips (under 16
+ * characters, no exponent) may read as that double too, so the parsed document cannot tell them apart.
+ */
+function longTokens(text: string): LongTokens | typeof UNSURE | undefined {
+	const tokens: LongTokens = { values: [], texts: [] };
+	let rounded = false;
+	let unsure = false;
+	eachLongNumber(text, (token) => {
+		const value = Number(token);
+		const exact = keepsExact(token);
+		rounded ||= !exact;
+		if (String(value).length < RUN) unsure ||= !exact;
+		else {
+			tokens.values.push(value);
+			tokens.texts.push(exact ? undefined : token);
+		}
+	});
+	if (!rounded) return undefined;
+	return unsure ? UNSURE : tokens;
+}
+
+/**
+ * `root` with each long token's number, met in text order, replaced by its text where JSON.parse rounded it. Only
+ * long tokens read as doubles that long, so the n-th such number is the n-th token, unless JSON.parse moved one
+ * (integer-like keys come first in an object) or dropped one (a repeated key): then UNSURE.
+ */
+function restoreInOrder(root: unknown, tokens: LongTokens): unknown {
+	const { values, texts } = tokens;
+	let next = 0;
+	const swap = (value: number): unknown => (next < values.length && value === values[next] ? (texts[next++] ?? value) : value);
+	const walk = (node: object, depth: number): boolean => {
+		if (depth > MAX_DEPTH) return false;
+		if (Array.isArray(node)) {
+			for (let i = 0; i < node.length; i++) {
+				const value: unknown = node[i];
+				if (typeof value === 'number') node[i] = swap(value);
+				else if (value !== null && typeof value === 'object' && !walk(value, depth + 1)) return false;
+			}
+			return true;
+		}
+		const record = node as Record<string, unknown>;
+		const keys = Object.keys(record);
+		if (keys.length > 0 && isDigit(keys[0].charCodeAt(0))) return false;
+		for (const key of keys) {
+			const value = record[key];
+			if (typeof value === 'number') {
+				const swapped = swap(value);
+				// Defined, not assigned: a member named __proto__ (JSON.parse makes it an own member) stays a member.
+				if (swapped !== value) Object.defineProperty(record, key, { value: swapped, writable: true, enumerable: true, configurable: true });
+			} else if (value !== null && typeof value === 'object' && !walk(value, depth + 1)) return false;
+		}
+		return true;
+	};
+	const result = typeof root === 'number' ? swap(root) : root;
+	if (root !== null && typeof root === 'object' && !walk(root, 0)) return UNSURE;
+	return next === values.length ? result : UNSURE;
 }
 
 /**
@@ -62,10 +139,8 @@ function isRunChar(c: number): boolean {
 	return (c >= ZERO && c <= NINE) || c === DOT;
 }
 
-/** The text with every number token that JSON.parse would not keep exact written as a JSON string. */
-export function inexactNumbersAsStrings(text: string): string {
-	let out = '';
-	let copied = 0;
+/** Calls `visit` with each number token outside strings that a double may not give back: 16 characters or more, or an exponent. */
+function eachLongNumber(text: string, visit: (token: string, start: number, end: number) => void): void {
 	let i = 0;
 	const end = text.length;
 	while (i < end) {
@@ -77,15 +152,23 @@ export function inexactNumbersAsStrings(text: string): string {
 			let exponent = false;
 			for (let d = text.charCodeAt(j); j < end && isNumberChar(d); d = text.charCodeAt(++j)) exponent ||= d === LOWER_E || d === UPPER_E;
 			// Short tokens without an exponent are exact: most numbers are never sliced.
-			if ((j - i >= RUN || exponent) && !keepsExact(text.slice(i, j))) {
-				out += `${text.slice(copied, i)}"${text.slice(i, j)}"`;
-				copied = j;
-			}
+			if (j - i >= RUN || exponent) visit(text.slice(i, j), i, j);
 			i = j;
 		} else {
 			i++;
 		}
 	}
+}
+
+/** The text with every number token that JSON.parse would not keep exact written as a JSON string. */
+export function inexactNumbersAsStrings(text: string): string {
+	let out = '';
+	let copied = 0;
+	eachLongNumber(text, (token, start, end) => {
+		if (keepsExact(token)) return;
+		out += `${text.slice(copied, start)}"${token}"`;
+		copied = end;
+	});
 	return copied === 0 ? text : out + text.slice(copied);
 }
 

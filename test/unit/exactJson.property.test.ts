@@ -87,6 +87,30 @@ describe('parseExactJson', () => {
 		);
 	});
 
+	it('tells apart 20-digit numbers a few apart (many texts, one double), at any depth and place', () => {
+		// Sequential ids near 2^64: doubles there are 2048 or 4096 apart, so neighbours read as one double.
+		const near = fc.bigInt({ min: 2n ** 64n - 5000n, max: 2n ** 64n + 5000n }).map(integerToken);
+		const doc: fc.Arbitrary<Drawn> = fc.letrec<{ doc: Drawn }>((tie) => ({
+			doc: fc.oneof(
+				{ depthSize: 'small' },
+				near,
+				fc.integer().map((n) => exactNumber(String(n))),
+				fc.array(tie('doc'), { maxLength: 5 }).map((items) => ({ text: `[${items.map((i) => i.text).join(',')}]`, expected: items.map((i) => i.expected) })),
+				fc.uniqueArray(fc.tuple(fc.stringMatching(/^([a-z_]{1,6}|[1-9][0-9]{0,2})$/), tie('doc')), { maxLength: 5, selector: ([name]) => name }).map((members) => {
+					const expected = Object.create(null) as Record<string, unknown>;
+					for (const [name, member] of members) expected[name] = member.expected;
+					return { text: `{${members.map(([name, member]) => `"${name}":${member.text}`).join(',')}}`, expected };
+				}),
+			),
+		})).doc;
+		fc.assert(
+			fc.property(doc, (drawn) => {
+				expect(JSON.stringify(parseExactJson(drawn.text))).toBe(JSON.stringify(drawn.expected));
+			}),
+			runs(300),
+		);
+	});
+
 	it('sees every run of 16 digits or dots, wherever it starts (the fast path reads every 16th character)', () => {
 		const piece = fc.oneof(fc.constantFrom('a', '"', '.', '-', 'e'), fc.stringMatching(/^[0-9]{1,20}$/));
 		fc.assert(
@@ -102,6 +126,27 @@ describe('parseExactJson', () => {
 		expect(parseExactJson('{"registry_number": 18446744073709551084, "n": 12}')).toEqual({ registry_number: '18446744073709551084', n: 12 });
 		expect(parseExactJson('[9007199254740991, 9007199254740992, 1e3, 0.1, "18446744073709551084"]')).toEqual([9007199254740991, 9007199254740992, 1000, 0.1, '18446744073709551084']);
 		expect(parseExactJson('{"a": "\\"", "b": 18446744073709551084}')).toEqual({ a: '"', b: '18446744073709551084' });
+	});
+
+	it('tells apart tokens that round to one double, whatever else the document holds', () => {
+		// Two 20-digit numbers one apart read as one double; so do 18446744073709552000 (which a double writes back) and its neighbour.
+		expect(parseExactJson('[18446744073709551084, 18446744073709551085, 18446744073709551084]')).toEqual(['18446744073709551084', '18446744073709551085', '18446744073709551084']);
+		expect(parseExactJson('{"a": 18446744073709552000, "b": 18446744073709551999}')).toEqual({ a: 18446744073709552000, b: '18446744073709551999' });
+		// 0.1 is a short token of the double 0.10000000000000000001 reads as.
+		expect(parseExactJson('[0.1, 0.10000000000000000001, 1e400]')).toEqual([0.1, '0.10000000000000000001', '1e400']);
+		// A member named __proto__ stays a member; integer-like keys and a repeated key read as JSON.parse reads them.
+		const odd = parseExactJson('{"__proto__": 18446744073709551084, "2": 18446744073709551084, "1": 7, "x": 1, "x": 18446744073709551084}') as Record<string, unknown>;
+		expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+		expect(Object.entries(odd)).toEqual([['1', 7], ['2', '18446744073709551084'], ['__proto__', '18446744073709551084'], ['x', '18446744073709551084']]);
+		// A repeated key keeps its last value, as JSON.parse does.
+		expect(parseExactJson('{"x": 18446744073709551084, "x": 18446744073709551085}')).toEqual({ x: '18446744073709551085' });
+		// An integer-like key comes first in the parsed object, before a member written ahead of it.
+		expect(Object.entries(parseExactJson('{"b": 18446744073709551084, "2": 18446744073709551085}') as object)).toEqual([['2', '18446744073709551085'], ['b', '18446744073709551084']]);
+		// Nesting as deep as JSON.parse reads.
+		const deep = `${'['.repeat(50_000)}18446744073709551084${']'.repeat(50_000)}`;
+		let inner = parseExactJson(deep);
+		for (let depth = 0; depth < 50_000; depth++) inner = (inner as unknown[])[0];
+		expect(inner).toBe('18446744073709551084');
 	});
 
 	it('refuses what is not JSON with JSON.parse\'s own error', () => {
