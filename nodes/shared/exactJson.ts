@@ -72,7 +72,8 @@ function longTokens(text: string): LongTokens | typeof UNSURE | undefined {
 		if (String(value).length < RUN) unsure ||= !exact;
 		else {
 			tokens.values.push(value);
-			tokens.texts.push(exact ? undefined : token);
+			// A copy: a slice of the page would keep the whole page alive in the item that holds it.
+			tokens.texts.push(exact ? undefined : Buffer.from(token, 'latin1').toString('latin1'));
 		}
 	});
 	if (!rounded) return undefined;

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 
 import { hasLongRun, parseExactJson } from '../../nodes/shared/exactJson';
 import { runs } from '../property/fc';
+import { heapAfterGc, MiB } from './heapAfterGc';
 
 /**
  * Numbers beyond 2^53 kept exact (issue 44): in any JSON document, a number token JSON.parse would
@@ -147,6 +148,18 @@ describe('parseExactJson', () => {
 		let inner = parseExactJson(deep);
 		for (let depth = 0; depth < 50_000; depth++) inner = (inner as unknown[])[0];
 		expect(inner).toBe('18446744073709551084');
+	});
+
+	it('a number kept as text holds its own bytes, not the page it came from', () => {
+		const kept: unknown[] = [];
+		const before = heapAfterGc();
+		for (let page = 0; page < 20; page++) {
+			const text = Buffer.from(`{"data":[{"registry_number":${18446744073709551084n - BigInt(page)},"pad":"${'x'.repeat(MiB)}"}]}`).toString();
+			kept.push((parseExactJson(text) as { data: Array<{ registry_number: unknown }> }).data[0].registry_number);
+		}
+		// 20 pages of 1 MiB read, 20 numbers kept: a slice of each page would keep 20 MiB.
+		expect({ kept: kept.length, under: heapAfterGc() - before < 4 * MiB }).toEqual({ kept: 20, under: true });
+		expect(kept[19]).toBe(String(18446744073709551084n - 19n));
 	});
 
 	it('refuses what is not JSON with JSON.parse\'s own error', () => {
